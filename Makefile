@@ -1,0 +1,61 @@
+# Pan online. `make run` serves the site; `make test` runs every test. See README.md.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+# The test suite talks to the real PostgreSQL and Redis (override to point elsewhere).
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+
+.PHONY: help install run run-services test test-unit test-e2e lint format messages bench-engine clean
+
+help:
+	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
+	@echo "make test    ruff, the pytest suite on PostgreSQL and Redis, then the browser tests"
+
+$(VENV)/.installed: requirements/base.txt requirements/dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+	$(PY) manage.py compile_translations -v0
+
+run: install
+	DEBUG=$${DEBUG:-true} $(PY) manage.py migrate --noinput
+	DEBUG=$${DEBUG:-true} $(PY) manage.py seed_demo
+	@if [ -n "$$REDIS_URL" ]; then \
+		DEBUG=$${DEBUG:-true} $(PY) manage.py collectstatic --noinput -v0; \
+		PATH=$(CURDIR)/$(VENV)/bin:$$PATH HOST=$(HOST) PORT=$(PORT) DEBUG=$${DEBUG:-true} $(VENV)/bin/honcho -f Procfile start; \
+	else \
+		DEBUG=$${DEBUG:-true} $(PY) manage.py serve --host $(HOST) --port $(PORT); \
+	fi
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+messages: install
+	$(PY) manage.py makemessages -l pl --ignore=.venv --ignore=var --ignore=tests --ignore=bench --no-obsolete
+	$(PY) manage.py compile_translations
+
+# Tests get their own queue and key prefix, so a running dev worker never takes their tasks.
+TEST_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+	CELERY_QUEUE=pan-test CHANNELS_PREFIX=pan-test HTTPS=false DEBUG=false
+
+test: lint
+	$(TEST_ENV) $(PY) -m pytest tests --ignore=tests/e2e -q
+	$(TEST_ENV) $(PY) -m pytest tests/e2e -q -p no:asyncio
+
+bench-engine: install
+	$(PY) -m bench.bench_engine
+
+clean:
+	rm -rf $(VENV) var

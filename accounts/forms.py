@@ -1,0 +1,12 @@
+from __future__ import annotations
+
+from django import forms
+
+from accounts.models import User
+
+
+class AccountSettingsForm(forms.ModelForm):
+    class Meta:
+        model = User
+        fields = ["language"]
+        widgets = {"language": forms.RadioSelect}

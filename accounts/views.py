@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+from django.views.i18n import set_language as django_set_language
+
+from accounts import selectors, services
+from accounts.forms import AccountSettingsForm
+from accounts.models import User
+
+
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    player = selectors.user_public_profile(username=username)
+    return render(request, "accounts/profile.html", {"player": player})
+
+
+@login_required
+def account_settings(request: HttpRequest) -> HttpResponse:
+    form = AccountSettingsForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        services.user_set_language(user=request.user, language=form.cleaned_data["language"])
+        if request.user.language:
+            translation.activate(request.user.language)
+        messages.success(request, _("Your settings have been saved."))
+        return redirect("accounts:settings")
+    return render(request, "accounts/settings.html", {"form": form})
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """Django's language switch, which also saves the choice for a signed-in user."""
+    language = request.POST.get("language", "")
+    if request.user.is_authenticated and language in User.Language.values:
+        services.user_set_language(user=request.user, language=language)
+    return django_set_language(request)

@@ -1,0 +1,68 @@
+"""The embedded Celery worker and beat: threads inside the web process.
+
+Used when no ``REDIS_URL`` is set, so that ``make run`` has working clocks, bots and
+periodic sweeps on a machine with nothing installed. The broker is kombu's in-memory
+transport, which exists only inside this process: tasks are sent and consumed here.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from celery import beat
+from celery.worker import WorkController
+from django.conf import settings
+
+from pan_site.celery import app
+
+logger = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_started: WorkController | None = None
+
+
+class _EmbeddedWorkController(WorkController):
+    """A worker that tells the starter when its consumer is ready."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self.ready = threading.Event()
+        super().__init__(*args, **kwargs)
+
+    def on_consumer_ready(self, consumer: object) -> None:
+        self.ready.set()
+
+
+def start_embedded_worker(*, concurrency: int = 4, timeout: float = 15.0) -> WorkController:
+    """Start (once per process) a Celery worker thread and a beat thread.
+
+    Returns the running worker. Refuses to run against a real broker, where the
+    separate ``celery worker`` and ``celery beat`` processes do this job.
+    """
+    global _started
+    if not settings.EMBEDDED:
+        raise RuntimeError("The embedded worker is for embedded mode only (REDIS_URL is set).")
+    with _lock:
+        if _started is not None:
+            return _started
+        app.finalize()
+        app.set_current()
+        app.set_default()
+        worker = _EmbeddedWorkController(
+            app=app,
+            hostname=f"embedded@{threading.get_native_id()}",
+            pool="threads",
+            concurrency=concurrency,
+            loglevel="WARNING",
+            without_heartbeat=True,
+            without_mingle=True,
+            without_gossip=True,
+        )
+        threading.Thread(target=worker.start, name="celery-worker", daemon=True).start()
+        if not worker.ready.wait(timeout):
+            raise RuntimeError("The embedded Celery worker did not start.")
+        beat_schedule_file = settings.VAR_DIR / "celerybeat-schedule"
+        beat.EmbeddedService(app, thread=True, schedule_filename=str(beat_schedule_file)).start()
+        logger.info("Embedded Celery worker and beat started (in-memory broker).")
+        _started = worker
+        return worker

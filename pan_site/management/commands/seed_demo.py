@@ -1,0 +1,48 @@
+"""Development only: a demo admin and two demo players, with their passwords printed."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from allauth.account.models import EmailAddress
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from accounts.models import User
+
+DEMO_USERS = [
+    ("admin", "admin@example.com", True),
+    ("ola", "ola@example.com", False),
+    ("janek", "janek@example.com", False),
+]
+
+
+class Command(BaseCommand):
+    help = "Create the demo admin and players (DEBUG only) and print their passwords."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if not settings.DEBUG:
+            raise CommandError("seed_demo is for development: it runs only with DEBUG=true.")
+        password_file = settings.VAR_DIR / "demo_passwords.json"
+        passwords: dict[str, str] = (
+            json.loads(password_file.read_text()) if password_file.exists() else {}
+        )
+        for username, email, is_admin in DEMO_USERS:
+            user = User.objects.filter(username=username).first()
+            if user is None or username not in passwords:
+                passwords[username] = secrets.token_urlsafe(9)
+                user = user or User(username=username, email=email)
+                user.is_staff = user.is_superuser = is_admin
+                user.set_password(passwords[username])
+                user.save()
+                EmailAddress.objects.update_or_create(
+                    user=user, email=email, defaults={"verified": True, "primary": True}
+                )
+        password_file.write_text(json.dumps(passwords))
+        password_file.chmod(0o600)
+        self.stdout.write("Demo accounts (development only):")
+        for username, _email, is_admin in DEMO_USERS:
+            role = "admin" if is_admin else "player"
+            self.stdout.write(f"  {username:<6} {passwords[username]:<14} ({role})")

@@ -1,0 +1,40 @@
+"""Serve the whole site with daphne (HTTP and websockets) on one port.
+
+In embedded mode (no ``REDIS_URL``) this process also runs the Celery worker and
+beat as threads, so clocks and bots work with nothing else running.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from daphne.cli import CommandLineInterface
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+
+from pan_site.embedded import start_embedded_worker
+
+
+class Command(BaseCommand):
+    help = "Serve the site with daphne; in embedded mode also run the Celery worker and beat."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8000)
+
+    def handle(self, *args: Any, host: str, port: int, **options: Any) -> None:
+        if settings.EMBEDDED:
+            start_embedded_worker()
+            self.stdout.write("Embedded mode: Celery worker and beat run inside this process.")
+        else:
+            self.stdout.write("Real services: run `celery worker` and `celery beat` separately.")
+        self.stdout.write(f"Serving on http://{host}:{port}/")
+        CommandLineInterface().run(
+            [
+                "--bind",
+                host,
+                "--port",
+                str(port),
+                settings.ASGI_APPLICATION.replace(".application", ":application"),
+            ]
+        )

@@ -1,0 +1,17 @@
+from django.contrib import admin
+from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
+
+from pan_site import views
+
+admin.site.site_header = _("Pan online administration")
+admin.site.site_title = _("Pan online")
+
+urlpatterns = [
+    path("healthz", views.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("accounts/", include("allauth.urls")),
+    path("", include("accounts.urls")),
+    path("", include("tournaments.urls")),
+    path("", include("games.urls")),
+]

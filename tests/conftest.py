@@ -1,0 +1,53 @@
+"""Test-wide setup: real services checked once, HTTPS redirects off for the test client."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import services
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        from django.conf import settings
+
+        if settings.configured:
+            # The test client speaks plain HTTP; production settings would redirect it.
+            settings.SECURE_SSL_REDIRECT = False
+            # Pages render without a collectstatic run; the browser tests serve the
+            # collected, hashed files through a real server instead.
+            settings.STORAGES = {
+                **settings.STORAGES,
+                "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+            }
+    except ImportError:  # engine tests may run without Django at all
+        pass
+
+
+def _needs_postgres(item: pytest.Item) -> bool:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return bool(
+        item.get_closest_marker("django_db")
+        or item.get_closest_marker("postgres")
+        or fixtures & services.DB_FIXTURES
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    needs = {
+        "PostgreSQL": ([i for i in items if _needs_postgres(i)], services.postgres_problem),
+        "Redis": ([i for i in items if i.get_closest_marker("redis")], services.redis_problem),
+    }
+    for name, (needing, problem_of) in needs.items():
+        if not needing:
+            continue
+        problem = problem_of()
+        if problem is None:
+            continue
+        if services.running_in_ci():
+            pytest.exit(f"CI: {name} is required and missing: {problem}", returncode=3)
+        banner = f"SKIPPING {len(needing)} TEST(S) THAT NEED {name.upper()}: {problem}"
+        config.issue_config_time_warning(pytest.PytestWarning(banner), stacklevel=2)
+        print(f"\n{'!' * 78}\n{banner}\n{'!' * 78}")
+        for item in needing:
+            item.add_marker(pytest.mark.skip(reason=banner))

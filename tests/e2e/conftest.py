@@ -1,0 +1,115 @@
+"""Browser tests: Playwright drives Debian's Chromium against a real daphne server.
+
+The server runs as a separate process on the pytest-django test database, with the
+real Redis channel layer and a real Celery worker, exactly as in production.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.processes import (
+    ROOT,
+    base_env,
+    celery_worker_args,
+    free_port,
+    running,
+    wait_for_log,
+    wait_for_port,
+)
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+pytestmark = pytest.mark.e2e
+
+
+@dataclass(frozen=True)
+class Site:
+    url: str
+    var_dir: Path
+
+    def mail_texts(self) -> list[str]:
+        """Every message the site has sent, oldest first (the development mail files)."""
+        mail_dir = self.var_dir / "mail"
+        files = (
+            sorted(mail_dir.glob("*"), key=lambda p: p.stat().st_mtime) if mail_dir.exists() else []
+        )
+        return [f.read_text(errors="replace") for f in files]
+
+
+def _database_url() -> str:
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def site(django_db_setup, tmp_path_factory) -> Iterator[Site]:
+    """daphne (HTTP + websockets) and a Celery worker on the test database."""
+    from django.conf import settings
+
+    var_dir = tmp_path_factory.mktemp("site")
+    port = free_port()
+    env = base_env(
+        DATABASE_URL=_database_url(),
+        PAN_VAR_DIR=str(var_dir),
+        DEBUG="false",
+        HTTPS="false",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+    )
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    server_log, worker_log = var_dir / "server.log", var_dir / "worker.log"
+    serve = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with (
+        running(serve, env=env, log=server_log) as server,
+        running(
+            celery_worker_args(queue=settings.CELERY_TASK_DEFAULT_QUEUE), env=env, log=worker_log
+        ) as worker,
+    ):
+        wait_for_port(port, proc=server, log=server_log)
+        wait_for_log(worker_log, "ready.", proc=worker)
+        yield Site(url=f"http://127.0.0.1:{port}", var_dir=var_dir)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does).")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh browser context (its own cookies) in English, at a phone's width."""
+    context = browser.new_context(locale="en-GB", viewport={"width": 390, "height": 844})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    yield page
+    context.close()

@@ -1,0 +1,95 @@
+"""Start and stop real processes (celery worker, daphne) for integration tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def base_env(**overrides: str | None) -> dict[str, str]:
+    """The current environment with overrides; a value of None removes the variable."""
+    env = dict(os.environ)
+    env.setdefault("HTTPS", "false")
+    for key, value in overrides.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+@contextmanager
+def running(args: list[str], *, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen]:
+    """Run a process for the duration of the block; end it (and only it) afterwards."""
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            yield proc
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait(5)
+
+
+def wait_for_log(log: Path, text: str, *, proc: subprocess.Popen, timeout: float = 30) -> None:
+    """Wait until ``text`` appears in the process log; fail with the log if it dies or stalls."""
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        if text in log.read_text(errors="replace"):
+            return
+        if proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} not seen; log:\n{log.read_text(errors='replace')[-4000:]}")
+
+
+def wait_for_port(port: int, *, proc: subprocess.Popen, log: Path, timeout: float = 30) -> None:
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        if proc.poll() is not None:
+            break
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(
+        f"nothing listens on {port}; log:\n{log.read_text(errors='replace')[-4000:]}"
+    )
+
+
+def celery_worker_args(*, queue: str, concurrency: int = 4) -> list[str]:
+    return [
+        str(VENV_BIN / "celery"),
+        "-A",
+        "pan_site",
+        "worker",
+        "--pool=threads",
+        f"--concurrency={concurrency}",
+        "--loglevel=info",
+        f"--queues={queue}",
+        "--without-gossip",
+        "--without-mingle",
+    ]
