@@ -1,0 +1,51 @@
+"""Moves and their JSON form."""
+
+import pytest
+
+from games.engine import PickUp, Play, Timeout, move_from_json, move_to_json
+
+
+@pytest.mark.parametrize(
+    ("move", "data"),
+    [
+        (Play(("9H", "9S", "9D", "9C")), {"type": "play", "cards": ["9H", "9S", "9D", "9C"]}),
+        (Play("AS"), {"type": "play", "cards": ["AS"]}),
+        (PickUp(3), {"type": "pickup", "count": 3}),
+        (Timeout(), {"type": "timeout"}),
+    ],
+)
+def test_move_json_round_trip(move, data):
+    assert move_to_json(move) == data
+    assert move_from_json(data) == move
+
+
+def test_play_lists_the_top_card_last():
+    assert Play(("10S", "10H")).top == "10H"
+
+
+def test_moves_are_immutable_and_hashable():
+    with pytest.raises(AttributeError):
+        Play("9H").cards = ("AS",)  # type: ignore[misc]
+    assert len({Play("9H"), Play(["9H"]), PickUp(3), PickUp(3), Timeout(), Timeout()}) == 3
+    assert Play(("9S", "9D")) != Play(("9D", "9S"))
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([], "JSON object"),
+        ({"type": "draw"}, "'type' must be"),
+        ({"type": "play"}, "missing 'cards'"),
+        ({"type": "play", "cards": "9H"}, "list of card codes"),
+        ({"type": "play", "cards": []}, "at least one card"),
+        ({"type": "play", "cards": ["ZZ"]}, "unknown card code 'ZZ'"),
+        ({"type": "play", "cards": ["9H", "9H"]}, "listed twice"),
+        ({"type": "pickup", "count": 0}, "positive"),
+        ({"type": "pickup", "count": "3"}, "positive"),
+        ({"type": "pickup", "count": 3, "extra": 1}, "unexpected 'extra'"),
+        ({"type": "timeout", "seat": 1}, "unexpected 'seat'"),
+    ],
+)
+def test_move_from_json_rejects_bad_json_clearly(data, message):
+    with pytest.raises(ValueError, match=message):
+        move_from_json(data)
