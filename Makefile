@@ -52,7 +52,7 @@ TEST_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDI
 
 test: lint
 	$(TEST_ENV) $(PY) -m pytest tests --ignore=tests/e2e -q
-	$(TEST_ENV) $(PY) -m pytest tests/e2e -q -p no:asyncio
+	$(TEST_ENV) $(PY) -m pytest tests/e2e -q
 
 bench-engine: install
 	$(PY) -m bench.bench_engine

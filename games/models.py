@@ -1,0 +1,251 @@
+"""Tables, seats, matches, hands and their action log, and table chat.
+
+The engine state of a hand is stored whole (``Hand.state``, the engine's exact JSON);
+``Action`` rows are the ordered log it can be replayed from. ``Hand.version`` grows by
+one with every change and is what clients and Celery tasks compare against.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from games.engine import HandState, MatchState, Rules
+
+MIN_SEATS, MAX_SEATS = 2, 4
+
+
+def new_invite_token() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class BotLevel(models.TextChoices):
+    RANDOM = "random", _("Bot: random")
+    GREEDY = "greedy", _("Bot: greedy")
+    ISMCTS = "ismcts", _("Bot: strong (ISMCTS)")
+
+
+class Table(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", _("waiting for players")
+        PLAYING = "playing", _("playing")
+        FINISHED = "finished", _("finished")
+        CLOSED = "closed", _("closed")
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="owned_tables"
+    )
+    name = models.CharField(_("name"), max_length=60)
+    profile = models.CharField(_("rule profile"), max_length=32, blank=True)
+    rules_json = models.JSONField(_("rules"))
+    seats_count = models.PositiveSmallIntegerField(_("seats"), default=4)
+    base_seconds = models.PositiveIntegerField(_("minutes per hand (in seconds)"), default=180)
+    increment_seconds = models.PositiveIntegerField(_("seconds added per action"), default=2)
+    is_public = models.BooleanField(_("public"), default=True)
+    invite_token = models.CharField(max_length=32, default=new_invite_token, unique=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "is_public"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(seats_count__gte=MIN_SEATS, seats_count__lte=MAX_SEATS),
+                name="table_seats_2_to_4",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:table", kwargs={"table_id": self.pk})
+
+    @property
+    def rules(self) -> Rules:
+        return Rules.from_json(self.rules_json)
+
+    @property
+    def group_name(self) -> str:
+        return f"table-{self.pk}"
+
+
+class Seat(models.Model):
+    """A chair at a table: empty, a user, or a bot of some level."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    bot_level = models.CharField(max_length=16, choices=BotLevel.choices, blank=True)
+
+    class Meta:
+        ordering = ["table", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "position"], name="seat_position_unique"),
+            models.UniqueConstraint(
+                fields=["table", "user"],
+                condition=models.Q(user__isnull=False),
+                name="seat_one_per_user",
+            ),
+            models.CheckConstraint(
+                condition=~(models.Q(user__isnull=False) & ~models.Q(bot_level="")),
+                name="seat_user_or_bot",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} #{self.position + 1}"
+
+    @property
+    def is_empty(self) -> bool:
+        return self.user_id is None and not self.bot_level
+
+
+class Match(models.Model):
+    """A series of hands at one table until somebody collects P-A-N."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", _("playing")
+        FINISHED = "finished", _("finished")
+        ANNULLED = "annulled", _("annulled")
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PLAYING)
+    state = models.JSONField()  # the engine's MatchState: letters, dealer, hands played
+    ranking = models.JSONField(null=True, blank=True)  # [[engine seat, place], ...] when over
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        verbose_name_plural = _("matches")
+
+    def __str__(self) -> str:
+        return f"{self.table} ({self.started_at:%Y-%m-%d %H:%M})"
+
+    @property
+    def match_state(self) -> MatchState:
+        return MatchState.from_json(self.state)
+
+
+class MatchPlayer(models.Model):
+    """Who plays engine seat ``seat`` in a match (a user, or a bot level)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="players")
+    seat = models.PositiveSmallIntegerField()  # engine seat 0..n-1, clockwise
+    table_position = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="match_players",
+    )
+    bot_level = models.CharField(max_length=16, choices=BotLevel.choices, blank=True)
+    display_name = models.CharField(max_length=150)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="matchplayer_seat_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+
+class Hand(models.Model):
+    """One deal. ``state`` is the engine's exact JSON; ``version`` grows with every change.
+
+    The clock: ``clock_ms`` holds every seat's remaining time at ``turn_started_at``;
+    only the player to act is running, and ``deadline`` is when he runs out.
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    seed = models.CharField(max_length=64)  # secret until the hand is over
+    salt = models.CharField(max_length=32)
+    commitment = models.CharField(max_length=64)  # SHA-256 shown from the deal
+    state = models.JSONField()
+    version = models.PositiveIntegerField(default=1)
+    clock_ms = models.JSONField(default=list)
+    increment_ms = models.PositiveIntegerField(default=0)
+    turn_started_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    outcome = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="hand_number_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match} hand {self.number}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:hand", kwargs={"hand_id": self.pk})
+
+    @property
+    def engine_state(self) -> HandState:
+        return HandState.from_json(self.state)
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+
+class Action(models.Model):
+    """One entry of a hand's log: seat ``seat`` did ``move`` after ``time_used_ms``."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="actions")
+    index = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    move = models.JSONField()  # engine move JSON, e.g. {"type": "play", "cards": ["QH"]}
+    entry = models.JSONField()  # engine public history entry (cards picked up, auto plays)
+    time_used_ms = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["hand", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "index"], name="action_index_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hand} #{self.index}"
+
+
+class ChatMessage(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat_messages")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_messages"
+    )
+    text = models.CharField(max_length=300)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    hidden_at = models.DateTimeField(null=True, blank=True)
+    hidden_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="hidden_chat_messages",
+    )
+
+    class Meta:
+        ordering = ["created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.author}: {self.text[:40]}"

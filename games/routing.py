@@ -4,4 +4,6 @@ from games import consumers
 
 websocket_urlpatterns = [
     path("ws/ping/", consumers.PingConsumer.as_asgi()),
+    path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
+    path("ws/tables/<int:table_id>/", consumers.TableConsumer.as_asgi()),
 ]

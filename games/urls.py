@@ -2,7 +2,13 @@ from django.urls import path
 
 from games import views
 
+app_name = "games"
+
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("rules/", views.rules, name="rules"),
+    path("tables/new/", views.table_create, name="table_create"),
+    path("tables/<int:table_id>/", views.table_detail, name="table"),
+    path("t/<str:token>/", views.table_invite, name="invite"),
+    path("hands/<int:hand_id>/", views.hand_detail, name="hand"),
+    path("hands/<int:hand_id>.json", views.hand_export, name="hand_export"),
+    path("fairness/", views.fairness, name="fairness"),
 ]

@@ -1,12 +1,86 @@
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+
+from games import selectors, services
+from games.forms import TableForm
+from games.models import Hand, Table
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/home.html")
+    """The lobby: open public tables, updated live over a websocket."""
+    return render(request, "games/home.html", {"tables": selectors.lobby_tables()})
 
 
 def rules(request: HttpRequest) -> HttpResponse:
     return render(request, "games/rules.html")
+
+
+def fairness(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/fairness.html")
+
+
+@login_required
+def table_create(request: HttpRequest) -> HttpResponse:
+    form = TableForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            table = services.table_create(
+                owner=request.user,
+                name=data["name"],
+                rules=data["rules"],
+                profile=data["profile_key"],
+                seats=data["seats"],
+                base_seconds=data["base_seconds"],
+                increment_seconds=data["increment_seconds"],
+                is_public=data["is_public"],
+            )
+        except services.Refused as refusal:
+            form.add_error(None, refusal.message)
+        else:
+            return redirect(table)
+    return render(request, "games/table_create.html", {"form": form})
+
+
+def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = get_object_or_404(Table, pk=table_id)
+    if not selectors.can_view_table(table, request.user, request.session.get("invited_tables", [])):
+        raise Http404(_("This table is private."))
+    view = selectors.table_view(table=table, viewer=request.user)
+    invite_url = request.build_absolute_uri(f"/t/{table.invite_token}/")
+    return render(request, "games/table.html", {"v": view, "invite_url": invite_url})
+
+
+def table_invite(request: HttpRequest, token: str) -> HttpResponse:
+    """An invite link: remember in the session that this visitor may see the private table."""
+    table = get_object_or_404(Table, invite_token=token)
+    invited = request.session.get("invited_tables", [])
+    if table.pk not in invited:
+        request.session["invited_tables"] = [*invited, table.pk][-50:]
+    messages.info(request, _("You were invited to %(name)s.") % {"name": table.name})
+    return redirect(table)
+
+
+def _visible_hand(request: HttpRequest, hand_id: int) -> Hand:
+    hand = get_object_or_404(Hand.objects.select_related("match__table"), pk=hand_id)
+    if not selectors.can_view_hand(hand, request.user):
+        raise Http404(_("This hand is not public."))
+    return hand
+
+
+def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """A finished hand, replayed step by step, with its verifiable shuffle."""
+    hand = _visible_hand(request, hand_id)
+    return render(request, "games/hand.html", {"r": selectors.hand_replay(hand)})
+
+
+def hand_export(request: HttpRequest, hand_id: int) -> JsonResponse:
+    hand = _visible_hand(request, hand_id)
+    return JsonResponse(
+        selectors.hand_export(hand), json_dumps_params={"indent": 2, "ensure_ascii": False}
+    )

@@ -180,7 +180,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_TIMER_PRECISION = 0.1
 # Redis redelivers unacknowledged messages after this; longer than any countdown.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60 * 60 * 2}
-CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
+CELERY_BEAT_SCHEDULE: dict[str, dict] = {
+    # Layer 3 of the clocks: overdue hands, due next hands, stalled bots.
+    "sweep-hands": {"task": "games.sweep_hands", "schedule": 2.0, "options": {"expires": 2.0}},
+}
 
 # --- Cache (rate limits of allauth and of our own) --------------------------------
 if EMBEDDED:

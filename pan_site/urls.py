@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
 
+from games import views as views_games
 from pan_site import views
 
 admin.site.site_header = _("Pan online administration")
@@ -13,5 +14,7 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("", include("accounts.urls")),
     path("", include("tournaments.urls")),
+    path("", views_games.home, name="home"),
+    path("rules/", views_games.rules, name="rules"),
     path("", include("games.urls")),
 ]

@@ -25,3 +25,21 @@ def make_user(
     user = User.objects.create_user(username=username, email=email, password=password, **fields)
     EmailAddress.objects.create(user=user, email=email, verified=verified, primary=True)
     return user
+
+
+def make_table(owner: User | None = None, *, players: int = 2, rules=None, **fields: object):
+    """A table whose first ``players`` seats hold users (the owner first)."""
+    from games import services
+    from games.engine import Rules
+
+    owner = owner or make_user()
+    table = services.table_create(
+        owner=owner, name=fields.pop("name", "Test table"), rules=rules or Rules(), **fields
+    )
+    for _ in range(players - 1):
+        services.table_sit(table_id=table.pk, user=make_user())
+    return table
+
+
+def seated_users(table) -> list[User]:
+    return [s.user for s in table.seats.select_related("user").order_by("position") if s.user]

@@ -6,8 +6,10 @@ real Redis channel layer and a real Celery worker, exactly as in production.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +27,10 @@ from tests.processes import (
     wait_for_port,
 )
 
+# Playwright's sync API keeps an event loop in the main thread; Django would then refuse
+# the ORM calls the tests make between browser steps (the documented Playwright setting).
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
     "--headless",
@@ -36,8 +42,6 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-pytestmark = pytest.mark.e2e
 
 
 @dataclass(frozen=True)
@@ -55,9 +59,10 @@ class Site:
 
 
 def _database_url() -> str:
-    from django.conf import settings
+    """The test database pytest-django created (not the one DATABASE_URL names)."""
+    from django.db import connection
 
-    db = settings.DATABASES["default"]
+    db = connection.settings_dict
     auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
     return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
@@ -75,6 +80,8 @@ def site(django_db_setup, tmp_path_factory) -> Iterator[Site]:
         DEBUG="false",
         HTTPS="false",
         ALLOWED_HOSTS="127.0.0.1,localhost",
+        # A fresh Redis key prefix: rate-limit counters of earlier runs must not leak in.
+        CHANNELS_PREFIX=f"pan-e2e-{uuid.uuid4().hex[:8]}",
     )
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],

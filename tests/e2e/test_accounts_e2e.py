@@ -9,7 +9,8 @@ from playwright.sync_api import Page, expect
 
 from tests.factories import PASSWORD
 
-pytestmark = pytest.mark.e2e
+# Transactional: rows the test writes are committed, so the server process sees them.
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 CONFIRM_LINK = re.compile(r"https?://[^/\s]+(/accounts/confirm-email/[^/\s]+/)")
 

@@ -1,0 +1,90 @@
+"""What leaves after a commit: group events to the websockets, and Celery tasks.
+
+Called inside a service's transaction; nothing here runs until the transaction
+commits (Zulip's ``send_event_on_commit``), so a rolled-back change is never seen.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+if TYPE_CHECKING:
+    from games.models import Hand
+
+logger = logging.getLogger(__name__)
+
+LOBBY_GROUP = "lobby"
+BOT_DELAY = (0.6, 1.4)  # seconds: a short, human-like pause before a bot acts
+
+
+def table_group(table_id: int) -> str:
+    return f"table-{table_id}"
+
+
+def _group_send(group: str, event: dict) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group, event)
+    except Exception:  # a broadcast failure must not undo a committed move
+        logger.exception("group_send to %s failed", group)
+
+
+def lobby_changed_on_commit() -> None:
+    transaction.on_commit(lambda: _group_send(LOBBY_GROUP, {"type": "lobby.changed"}))
+
+
+def table_changed_on_commit(table_id: int, *, version: int | None) -> None:
+    event = {"type": "table.changed", "version": version}
+    transaction.on_commit(lambda: _group_send(table_group(table_id), event))
+
+
+def chat_changed_on_commit(table_id: int) -> None:
+    transaction.on_commit(lambda: _group_send(table_group(table_id), {"type": "chat.changed"}))
+
+
+def hand_changed_on_commit(hand: Hand, *, table_id: int) -> None:
+    """After a hand changed: tell the table, arm its clock, and wake a bot whose turn it is."""
+    version, deadline = hand.version, hand.deadline
+    table_changed_on_commit(table_id, version=version)
+    if deadline is not None:
+        transaction.on_commit(lambda: schedule_timeout(hand.pk, version, deadline))
+    schedule_bot_if_needed_on_commit(hand)
+
+
+def schedule_bot_if_needed_on_commit(hand: Hand) -> None:
+    if hand.outcome is not None:
+        return
+    to_move = hand.state["to_move"]
+    if hand.match.players.filter(seat=to_move).exclude(bot_level="").exists():
+        version = hand.version
+        delay = random.uniform(*BOT_DELAY)
+        transaction.on_commit(lambda: schedule_bot(hand.pk, version, delay))
+
+
+def schedule_next_hand_on_commit(match_id: int, after_number: int, *, delay: float) -> None:
+    from games import tasks
+
+    transaction.on_commit(
+        lambda: tasks.match_next_hand_task.apply_async((match_id, after_number), countdown=delay)
+    )
+
+
+def schedule_timeout(hand_id: int, version: int, deadline: datetime) -> None:
+    from games import tasks
+
+    tasks.hand_timeout_task.apply_async((hand_id, version), eta=deadline)
+
+
+def schedule_bot(hand_id: int, version: int, delay: float) -> None:
+    from games import tasks
+
+    tasks.bot_act_task.apply_async((hand_id, version), countdown=delay)

@@ -1,0 +1,151 @@
+"""The create-table form: a named rule profile or every option by hand, seats, clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+
+from games.engine import PROFILES, Rules
+from games.models import BotLevel
+from games.services import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MIN_BASE_SECONDS, TIME_PRESETS
+
+CUSTOM = "custom"
+
+
+def profile_choices() -> list[tuple[str, str]]:
+    polish = (translation.get_language() or "").startswith("pl")
+    choices = [
+        (
+            p.key,
+            (f"{p.name_pl}: {p.description_pl}" if polish else f"{p.name_en}: {p.description_en}"),
+        )
+        for p in PROFILES.values()
+    ]
+    return [*choices, (CUSTOM, str(_("Custom: set every option below")))]
+
+
+class TableForm(forms.Form):
+    name = forms.CharField(label=_("Table name"), max_length=60, required=False)
+    profile = forms.ChoiceField(label=_("Rules"), choices=profile_choices, initial="kurnik")
+    seats = forms.TypedChoiceField(
+        label=_("Seats"), choices=[(2, "2"), (3, "3"), (4, "4")], coerce=int, initial=4
+    )
+    time_control = forms.ChoiceField(
+        label=_("Time control (minutes per hand + seconds per action)"),
+        choices=[*((k, k) for k in TIME_PRESETS), (CUSTOM, _("Custom"))],
+        initial="3+2",
+    )
+    base_seconds = forms.IntegerField(
+        label=_("Custom: seconds per hand"),
+        min_value=MIN_BASE_SECONDS,
+        max_value=MAX_BASE_SECONDS,
+        required=False,
+    )
+    increment_seconds = forms.IntegerField(
+        label=_("Custom: seconds added per action"),
+        min_value=0,
+        max_value=MAX_INCREMENT_SECONDS,
+        required=False,
+    )
+    is_public = forms.BooleanField(
+        label=_("Public (listed in the lobby; anyone may watch)"), required=False, initial=True
+    )
+
+    # Every option of RULES.md, used when the profile is "custom".
+    deck = forms.TypedChoiceField(
+        label=_("Deck"),
+        choices=[(24, _("24 cards (9 to ace)")), (52, _("52 cards (2 to ace)"))],
+        coerce=int,
+        initial=24,
+    )
+    jokers = forms.TypedChoiceField(
+        label=_("Jokers"), choices=[(0, _("none")), (2, _("two"))], coerce=int, initial=0
+    )
+    beton = forms.TypedChoiceField(
+        label=_("Beton (face-down cards per player)"),
+        choices=[(0, _("none")), (2, "2"), (3, "3")],
+        coerce=int,
+        initial=0,
+    )
+    three_cards = forms.ChoiceField(
+        label=_("Three of a kind"),
+        choices=[
+            ("nines", _("only the three nines on the lone base card")),
+            ("match", _("three of the top card's rank")),
+            ("any", _("any three equal to or higher than the top")),
+        ],
+        initial="nines",
+    )
+    pickup = forms.ChoiceField(
+        label=_("Pick-up"),
+        choices=[
+            ("three", _("three cards")),
+            ("three_or_more", _("three or more, as the player chooses")),
+            ("three_or_all", _("three, or everything above the base card")),
+        ],
+        initial="three",
+    )
+    voluntary_pickup = forms.BooleanField(
+        label=_("A player may pick up even when he could play"), required=False, initial=True
+    )
+    spades_back = forms.BooleanField(
+        label=_("Spades send the turn back (piki cofane)"), required=False, initial=False
+    )
+    tie_rule = forms.ChoiceField(
+        label=_("Tie"),
+        choices=[
+            ("any_final_play", _("any final play that empties the hand")),
+            ("aces_only", _("only one ace or four aces")),
+        ],
+        initial="any_final_play",
+    )
+    max_actions = forms.IntegerField(
+        label=_("Action limit per hand"), min_value=10, max_value=10_000, initial=500
+    )
+    max_actions_result = forms.ChoiceField(
+        label=_("At the action limit"),
+        choices=[("tie", _("a tie")), ("most_cards", _("the player with most cards loses"))],
+        initial="tie",
+    )
+
+    RULE_FIELDS = (
+        "deck",
+        "jokers",
+        "beton",
+        "three_cards",
+        "pickup",
+        "voluntary_pickup",
+        "spades_back",
+        "tie_rule",
+        "max_actions",
+        "max_actions_result",
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        if data["profile"] == CUSTOM:
+            try:
+                data["rules"] = Rules(**{name: data[name] for name in self.RULE_FIELDS})
+                data["rules"].validate_for_players(data["seats"])
+            except ValueError as exc:
+                raise forms.ValidationError(str(exc)) from exc
+            data["profile_key"] = ""
+        else:
+            data["rules"] = PROFILES[data["profile"]].rules
+            data["profile_key"] = data["profile"]
+        if data["time_control"] == CUSTOM:
+            if data.get("base_seconds") is None:
+                self.add_error("base_seconds", _("Give the seconds per hand."))
+            data["increment_seconds"] = data.get("increment_seconds") or 0
+        else:
+            data["base_seconds"], data["increment_seconds"] = TIME_PRESETS[data["time_control"]]
+        return data
+
+
+class BotForm(forms.Form):
+    level = forms.ChoiceField(choices=BotLevel.choices)

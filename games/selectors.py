@@ -1,0 +1,518 @@
+"""Reads for the games app: what a given viewer may see, as plain data for templates.
+
+A player sees his own hand and legal moves; everybody else (other players, spectators)
+sees only the engine's public view (RULES.md §10). Nothing here changes state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.core.cache import cache
+from django.db.models import Prefetch, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+from games.engine import LETTERS, PROFILES, Rules, card_label, parse_card
+from games.models import BotLevel, ChatMessage, Hand, Match, MatchPlayer, Seat, Table
+
+CHAT_SHOWN = 50
+ACTIONS_SHOWN = 6
+SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3, "X": 4}
+
+
+# --- cards -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardView:
+    code: str
+    label: str
+    rank: str
+    suit: str  # S H D C, or X for a joker
+    red: bool
+
+    @classmethod
+    def of(cls, code: str) -> CardView:
+        if code.startswith("X"):
+            return cls(code, _("Joker"), "★", "X", False)
+        rank, suit = code[:-1], code[-1]
+        return cls(code, card_label(code), rank, suit, suit in "HD")
+
+
+def card_sort_key(code: str) -> tuple[int, int]:
+    return parse_card(code), SUIT_ORDER[code[-1]]
+
+
+def cards_in_words(codes: list[str]) -> str:
+    return " ".join(card_label(c) if not c.startswith("X") else _("Joker") for c in codes)
+
+
+# --- lobby ---------------------------------------------------------------------------------
+
+
+def lobby_tables() -> QuerySet[Table]:
+    """Public tables still open or in play, newest first, with their seats."""
+    return (
+        Table.objects.filter(is_public=True, status__in=[Table.Status.OPEN, Table.Status.PLAYING])
+        .select_related("owner")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
+        .order_by("-created_at")[:100]
+    )
+
+
+def profile_name(key: str, language: str) -> str:
+    profile = PROFILES.get(key)
+    if profile is None:
+        return _("Custom rules")
+    return profile.name_pl if language.startswith("pl") else profile.name_en
+
+
+def rules_summary(rules: Rules) -> list[str]:
+    """Every option of a table in words, in the active language (shown before sitting down)."""
+    three = {
+        "nines": _("Three nines only on the lone base card."),
+        "match": _("Three cards of the top card's rank."),
+        "any": _("Three cards of one rank, equal to or higher than the top."),
+    }[rules.three_cards]
+    pickup = {
+        "three": _("A pick-up takes the top three cards."),
+        "three_or_more": _("A pick-up takes three cards or more, as the player chooses."),
+        "three_or_all": _("A pick-up takes three cards or everything above the base card."),
+    }[rules.pickup]
+    lines = [
+        _("%(deck)d-card deck, base card %(base)s.")
+        % {"deck": rules.deck, "base": card_label(rules.base_card)},
+        three,
+        pickup,
+        _("A player may pick up even when he could play.")
+        if rules.voluntary_pickup
+        else _("A player may pick up only when he cannot play."),
+    ]
+    if rules.spades_back:
+        lines.append(_("A spade on top sends the turn back (piki cofane)."))
+    if rules.beton:
+        lines.append(_("Beton: %(n)d face-down cards per player.") % {"n": rules.beton})
+    if rules.jokers:
+        lines.append(_("Two jokers: played alone on anything, they take the covered rank."))
+    lines.append(
+        _("A tie needs exactly one ace or four aces as the last play.")
+        if rules.tie_rule == "aces_only"
+        else _("The last player ties if one legal play empties his hand.")
+    )
+    lines.append(
+        _("After %(n)d actions the hand ends: the player holding most cards loses.")
+        % {"n": rules.max_actions}
+        if rules.max_actions_result == "most_cards"
+        else _("After %(n)d actions the hand ends in a tie.") % {"n": rules.max_actions}
+    )
+    return lines
+
+
+def time_control_label(base_seconds: int, increment_seconds: int) -> str:
+    minutes, seconds = divmod(base_seconds, 60)
+    base = f"{minutes}" if not seconds else f"{minutes}:{seconds:02d}"
+    return f"{base}+{increment_seconds}"
+
+
+# --- a table for one viewer ----------------------------------------------------------------
+
+
+@dataclass
+class PlayerView:
+    seat: int
+    name: str
+    user_id: int | None
+    is_bot: bool
+    is_me: bool
+    to_move: bool
+    hand_count: int
+    beton_count: int
+    letters: str
+    clock_ms: int
+    clock_running: bool
+    connected: bool
+    lag_ms: int | None
+    place: int | None = None
+
+
+@dataclass
+class MoveOption:
+    """One legal move as a button: its JSON and its words."""
+
+    kind: str  # "single", "multi", "pickup"
+    label: str
+    move: dict[str, Any]
+    cards: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TableView:
+    table: Table
+    rules: Rules
+    rules_lines: list[str]
+    time_control: str
+    seats: list[Seat]
+    viewer: User | None
+    my_position: int | None
+    is_owner: bool
+    match: Match | None
+    hand: Hand | None
+    version: int
+    players: list[PlayerView]
+    my_seat: int | None
+    my_cards: list[CardView]
+    playable: dict[str, dict[str, Any]]
+    multi_moves: list[MoveOption]
+    pickups: list[MoveOption]
+    pile: list[CardView]
+    last_actions: list[str]
+    outcome_text: str
+    match_over: bool
+    ranking: list[tuple[int, str, str]]
+    chat: list[ChatMessage]
+    can_sit: bool
+    can_start: bool
+    can_rematch: bool
+    server_now_ms: int
+    hands_count: int
+
+
+def can_view_table(table: Table, user: User | None, invited_tables: list[int]) -> bool:
+    """Public tables are open to all; private ones to the owner, the seated and the invited."""
+    if table.is_public or table.pk in invited_tables:
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    if table.owner_id == user.pk:
+        return True
+    return (
+        table.seats.filter(user=user).exists()
+        or MatchPlayer.objects.filter(match__table=table, user=user).exists()
+    )
+
+
+def current_match(table: Table) -> Match | None:
+    return table.matches.order_by("-started_at").first()
+
+
+def current_hand(match: Match | None) -> Hand | None:
+    return None if match is None else match.hands.order_by("-number").first()
+
+
+def presence_key(table_id: int, user_id: int) -> str:
+    return f"presence:{table_id}:{user_id}"
+
+
+def lag_key(table_id: int, user_id: int) -> str:
+    return f"lag:{table_id}:{user_id}"
+
+
+def table_view(*, table: Table, viewer: User | None, now: datetime | None = None) -> TableView:
+    """Everything the table page shows to ``viewer`` (None or anonymous: a spectator)."""
+    now = now or timezone.now()
+    viewer = viewer if viewer is not None and viewer.is_authenticated else None
+    seats = list(table.seats.select_related("user"))
+    match = current_match(table)
+    hand = current_hand(match)
+    match_players = list(match.players.select_related("user")) if match else []
+    my_seat = next((p.seat for p in match_players if viewer and p.user_id == viewer.pk), None)
+    my_position = next((s.position for s in seats if viewer and s.user_id == viewer.pk), None)
+    is_owner = viewer is not None and table.owner_id == viewer.pk
+    rules = table.rules
+
+    players: list[PlayerView] = []
+    my_cards: list[CardView] = []
+    playable: dict[str, dict[str, Any]] = {}
+    multi_moves: list[MoveOption] = []
+    pickups: list[MoveOption] = []
+    pile: list[CardView] = []
+    last_actions: list[str] = []
+    outcome_text = ""
+    ranking: list[tuple[int, str, str]] = []
+    presence = _presence(table, match_players)
+
+    if match is not None and hand is not None:
+        state = hand.engine_state
+        view = state.view_for(my_seat) if my_seat is not None else state.public_view()
+        letters = match.match_state.letters
+        running = hand.outcome is None
+        for p in match_players:
+            clock = hand.clock_ms[p.seat]
+            if running and p.seat == view["to_move"] and hand.turn_started_at:
+                elapsed = (now - hand.turn_started_at).total_seconds() * 1000
+                clock = max(0, int(clock - elapsed))
+            players.append(
+                PlayerView(
+                    seat=p.seat,
+                    name=p.display_name,
+                    user_id=p.user_id,
+                    is_bot=bool(p.bot_level),
+                    is_me=p.seat == my_seat,
+                    to_move=running and p.seat == view["to_move"],
+                    hand_count=view["hand_counts"][p.seat],
+                    beton_count=view["beton_counts"][p.seat],
+                    letters=LETTERS[letters[p.seat]],
+                    clock_ms=clock,
+                    clock_running=running and p.seat == view["to_move"],
+                    connected=bool(p.bot_level) or presence.get(p.user_id, (False, None))[0],
+                    lag_ms=None if p.bot_level else presence.get(p.user_id, (False, None))[1],
+                    place=p.place,
+                )
+            )
+        pile = [CardView.of(c) for c in view["pile"]]
+        names = {p.seat: p.display_name for p in match_players}
+        last_actions = [
+            describe_action(entry, names) for entry in view["history"][-ACTIONS_SHOWN:]
+        ][::-1]
+        if my_seat is not None:
+            my_cards = [CardView.of(c) for c in sorted(view["hand"], key=card_sort_key)]
+            singles, multi_moves, pickups = _group_moves(view["legal_moves"])
+            playable = singles
+        if hand.outcome is not None:
+            outcome_text = describe_outcome(hand.outcome, names)
+        if match.status == Match.Status.FINISHED and match.ranking:
+            ranking = [
+                (place, names[seat], LETTERS[letters[seat]])
+                for seat, place in sorted(match.ranking, key=lambda r: (r[1], r[0]))
+            ]
+
+    table_open = table.status in (Table.Status.OPEN, Table.Status.FINISHED)
+    filled = sum(1 for s in seats if not s.is_empty)
+    return TableView(
+        table=table,
+        rules=rules,
+        rules_lines=rules_summary(rules),
+        time_control=time_control_label(table.base_seconds, table.increment_seconds),
+        seats=seats,
+        viewer=viewer,
+        my_position=my_position,
+        is_owner=is_owner,
+        match=match,
+        hand=hand,
+        version=hand.version if hand else 0,
+        players=players,
+        my_seat=my_seat,
+        my_cards=my_cards,
+        playable=playable,
+        multi_moves=multi_moves,
+        pickups=pickups,
+        pile=pile,
+        last_actions=last_actions,
+        outcome_text=outcome_text,
+        match_over=match is not None and match.status != Match.Status.PLAYING,
+        ranking=ranking,
+        chat=visible_chat(table),
+        can_sit=viewer is not None and table_open and my_position is None and filled < len(seats),
+        can_start=is_owner and table_open and filled >= 2,
+        can_rematch=is_owner and table.status == Table.Status.FINISHED and filled >= 2,
+        server_now_ms=int(now.timestamp() * 1000),
+        hands_count=match.hands.count() if match else 0,
+    )
+
+
+def _presence(table: Table, players: list[MatchPlayer]) -> dict[int, tuple[bool, int | None]]:
+    user_ids = [p.user_id for p in players if p.user_id]
+    if not user_ids:
+        return {}
+    keys = {presence_key(table.pk, uid): uid for uid in user_ids}
+    lag_keys = {lag_key(table.pk, uid): uid for uid in user_ids}
+    found = cache.get_many([*keys, *lag_keys])
+    return {
+        uid: (bool(found.get(presence_key(table.pk, uid))), found.get(lag_key(table.pk, uid)))
+        for uid in user_ids
+    }
+
+
+def _group_moves(
+    legal: list[dict[str, Any]],
+) -> tuple[dict[str, dict[str, Any]], list[MoveOption], list[MoveOption]]:
+    singles: dict[str, dict[str, Any]] = {}
+    multis: list[MoveOption] = []
+    pickups: list[MoveOption] = []
+    for move in legal:
+        if move["type"] == "pickup":
+            pickups.append(
+                MoveOption(
+                    "pickup",
+                    _("Pick up %(n)d") % {"n": move["count"]}
+                    if len(legal) > 1 or move["count"] != 3
+                    else _("Pick up"),
+                    move,
+                )
+            )
+        elif len(move["cards"]) == 1:
+            singles[move["cards"][0]] = move
+        else:
+            cards = move["cards"]
+            multis.append(
+                MoveOption(
+                    "multi",
+                    _("Play %(cards)s (%(top)s on top)")
+                    % {
+                        "cards": cards_in_words(sorted(cards, key=card_sort_key)),
+                        "top": card_label(cards[-1]),
+                    },
+                    move,
+                    cards,
+                )
+            )
+    if len(pickups) == 1:
+        pickups[0].label = _("Pick up")
+    return singles, multis, pickups
+
+
+def describe_action(entry: dict[str, Any], names: dict[int, str]) -> str:
+    """One line of the action log in words: 'Ola picked up K♠ Q♦ Q♣'."""
+    name = names.get(entry["seat"], "?")
+    if entry["type"] == "pickup":
+        return _("%(name)s picked up %(cards)s") % {
+            "name": name,
+            "cards": cards_in_words(entry["cards"]),
+        }
+    if entry["type"] == "timeout":
+        return _("%(name)s ran out of time") % {"name": name}
+    if entry.get("auto"):
+        return _("%(name)s finished with %(cards)s") % {
+            "name": name,
+            "cards": cards_in_words(entry["cards"]),
+        }
+    return _("%(name)s played %(cards)s") % {"name": name, "cards": cards_in_words(entry["cards"])}
+
+
+def describe_outcome(outcome: dict[str, Any], names: dict[int, str]) -> str:
+    reason = outcome["reason"]
+    if outcome["loser"] is None:
+        if reason == "max_actions":
+            return _("The hand reached its action limit: a tie, nobody gets a letter.")
+        return _("A tie: %(name)s emptied his hand with the last play. Nobody gets a letter.") % {
+            "name": names.get((outcome.get("final_play") or {}).get("seat"), "?")
+        }
+    name = names.get(outcome["loser"], "?")
+    return {
+        "timeout": _("%(name)s ran out of time and loses the hand."),
+        "max_actions": _("The hand reached its action limit: %(name)s holds most cards and loses."),
+        "last_player": _("%(name)s is left holding cards and loses the hand."),
+    }.get(reason, _("%(name)s loses the hand.")) % {"name": name}
+
+
+def visible_chat(table: Table) -> list[ChatMessage]:
+    messages = (
+        table.chat_messages.filter(hidden_at__isnull=True)
+        .select_related("author")
+        .order_by("-created_at")[:CHAT_SHOWN]
+    )
+    return list(reversed(messages))
+
+
+def bot_label(level: str) -> str:
+    return str(BotLevel(level).label)
+
+
+# --- finished hands: replay, export, verification ----------------------------------------------
+
+
+def can_view_hand(hand: Hand, user: User | None) -> bool:
+    """A finished hand is shown to its players, and to anyone if its table is public."""
+    if not hand.is_over:
+        return False
+    if hand.match.table.is_public:
+        return True
+    return bool(
+        user is not None and user.is_authenticated and hand.match.players.filter(user=user).exists()
+    )
+
+
+@dataclass
+class ReplayFrame:
+    step: int
+    text: str
+    pile: list[CardView]
+    hands: list[tuple[str, list[CardView], int]]  # name, cards, beton count
+    to_move: str
+
+
+@dataclass
+class HandReplay:
+    hand: Hand
+    table: Table
+    names: list[str]
+    frames: list[ReplayFrame]
+    outcome_text: str
+    verified: bool
+
+
+def hand_replay(hand: Hand) -> HandReplay:
+    """Every position of a finished hand, from the deal to the end, all cards face up."""
+    from games.engine import deal, move_from_json
+
+    players = list(hand.match.players.order_by("seat"))
+    names = [p.display_name for p in players]
+    actions = list(hand.actions.order_by("index"))
+    name_map = dict(enumerate(names))
+    # Rebuild frame by frame from the recorded log, so each step is one line of it. The
+    # automatic final play of a tie is made by the engine inside the move before it.
+    state = deal(hand.match.table.rules, len(players), hand.dealer, hand.seed)
+    frames = [_frame(0, _("The deal"), state, names)]
+    for action in actions:
+        if not action.entry.get("auto"):
+            move = move_from_json(action.move)
+            state = state.timeout() if action.move["type"] == "timeout" else state.apply(move)
+        frames.append(
+            _frame(action.index + 1, describe_action(action.entry, name_map), state, names)
+        )
+    from games.engine import verify_commitment
+
+    return HandReplay(
+        hand=hand,
+        table=hand.match.table,
+        names=names,
+        frames=frames,
+        outcome_text=describe_outcome(hand.outcome, name_map) if hand.outcome else "",
+        verified=verify_commitment(hand.commitment, hand.seed, hand.salt),
+    )
+
+
+def _frame(step: int, text: str, state: Any, names: list[str]) -> ReplayFrame:
+    return ReplayFrame(
+        step=step,
+        text=text,
+        pile=[CardView.of(c) for c in state.pile],
+        hands=[
+            (
+                names[seat],
+                [CardView.of(c) for c in sorted(state.hand(seat), key=card_sort_key)],
+                state.beton_counts[seat],
+            )
+            for seat in range(len(names))
+        ],
+        to_move=names[state.to_move] if state.outcome is None else "",
+    )
+
+
+def hand_export(hand: Hand) -> dict[str, Any]:
+    """The hand as JSON: deal inputs, the seed and its commitment, the action log, the result."""
+    players = list(hand.match.players.order_by("seat"))
+    return {
+        "hand": hand.pk,
+        "table": hand.match.table.name,
+        "match": hand.match_id,
+        "number": hand.number,
+        "rules": hand.match.table.rules_json,
+        "players": [{"seat": p.seat, "name": p.display_name} for p in players],
+        "dealer": hand.dealer,
+        "seed": hand.seed,
+        "salt": hand.salt,
+        "commitment": hand.commitment,
+        "commitment_formula": "sha256(salt + ':' + seed)",
+        "actions": [
+            {"index": a.index, "seat": a.seat, **a.entry, "time_used_ms": a.time_used_ms}
+            for a in hand.actions.order_by("index")
+        ],
+        "outcome": hand.outcome,
+        "started_at": hand.started_at.isoformat(),
+        "finished_at": hand.finished_at.isoformat() if hand.finished_at else None,
+    }

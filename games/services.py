@@ -1,0 +1,511 @@
+"""Every change of state at a table: one function per action (DESIGN.md, "the way of a move").
+
+Each service runs in one transaction and locks the row it changes
+(``select_for_update``); a refusal raises :class:`Refused` with a message a player can
+read, and nothing is half-applied. Broadcasts and Celery tasks leave only after the
+commit (``transaction.on_commit``), so nobody sees a state that was rolled back.
+
+Lock order, to stay free of deadlocks: table, then match, then hand.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+from games import events
+from games.engine import (
+    HandState,
+    IllegalMove,
+    MatchState,
+    Rules,
+    Timeout,
+    deal,
+    move_from_json,
+    move_to_json,
+    seed_commitment,
+)
+from games.models import (
+    MAX_SEATS,
+    MIN_SEATS,
+    Action,
+    BotLevel,
+    ChatMessage,
+    Hand,
+    Match,
+    MatchPlayer,
+    Seat,
+    Table,
+)
+
+logger = logging.getLogger(__name__)
+
+# Time controls (issue: clocks): bounds of a custom control, and the named presets.
+MIN_BASE_SECONDS, MAX_BASE_SECONDS = 30, 60 * 60
+MAX_INCREMENT_SECONDS = 60
+TIME_PRESETS: dict[str, tuple[int, int]] = {
+    "1+0": (60, 0),
+    "2+1": (120, 1),
+    "3+2": (180, 2),
+    "5+3": (300, 3),
+    "10+5": (600, 5),
+}
+CHAT_MAX_LENGTH = 300
+CHAT_RATE = (5, 10)  # at most 5 messages in 10 seconds
+NEXT_HAND_DELAY = 4.0  # seconds the result of a hand stays on screen
+TABLE_NAME_MAX = 60
+
+
+class Refused(Exception):
+    """A refusal a player can read; the state did not change."""
+
+    def __init__(self, message: str, *, resync: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.resync = resync
+
+
+@dataclass(frozen=True)
+class ActResult:
+    hand: Hand
+    timed_out: bool = False
+
+
+# --- tables and seats -----------------------------------------------------------------
+
+
+def table_create(
+    *,
+    owner: User,
+    name: str,
+    rules: Rules,
+    profile: str = "",
+    seats: int = 4,
+    base_seconds: int = 180,
+    increment_seconds: int = 2,
+    is_public: bool = True,
+) -> Table:
+    """Create a table with ``seats`` empty seats and sit its owner in the first one."""
+    name = (name or "").strip()
+    if not name:
+        name = _("%(username)s's table") % {"username": owner.username}
+    if len(name) > TABLE_NAME_MAX:
+        raise Refused(_("A table name has at most %(n)d characters.") % {"n": TABLE_NAME_MAX})
+    if not MIN_SEATS <= seats <= MAX_SEATS:
+        raise Refused(_("A table has 2 to 4 seats."))
+    validate_time_control(base_seconds, increment_seconds)
+    try:
+        rules.validate_for_players(seats)
+    except ValueError as exc:
+        raise Refused(str(exc)) from exc
+    with transaction.atomic():
+        table = Table.objects.create(
+            owner=owner,
+            name=name,
+            profile=profile,
+            rules_json=rules.to_json(),
+            seats_count=seats,
+            base_seconds=base_seconds,
+            increment_seconds=increment_seconds,
+            is_public=is_public,
+        )
+        Seat.objects.bulk_create(
+            Seat(table=table, position=p, user=owner if p == 0 else None) for p in range(seats)
+        )
+        events.lobby_changed_on_commit()
+    return table
+
+
+def validate_time_control(base_seconds: int, increment_seconds: int) -> None:
+    """Refuse a time control outside the bounds the site offers."""
+    if not MIN_BASE_SECONDS <= base_seconds <= MAX_BASE_SECONDS:
+        raise Refused(_("The time per hand must be between 30 seconds and 60 minutes."))
+    if not 0 <= increment_seconds <= MAX_INCREMENT_SECONDS:
+        raise Refused(_("The increment must be between 0 and 60 seconds."))
+
+
+def _locked_table(table_id: int) -> Table:
+    try:
+        return Table.objects.select_for_update().get(pk=table_id)
+    except Table.DoesNotExist:
+        raise Refused(_("This table does not exist.")) from None
+
+
+def _require_seating_open(table: Table) -> None:
+    if table.status == Table.Status.PLAYING:
+        raise Refused(_("A match is being played at this table; wait until it ends."))
+    if table.status == Table.Status.CLOSED:
+        raise Refused(_("This table is closed."))
+
+
+def table_sit(*, table_id: int, user: User, position: int | None = None) -> Seat:
+    """Sit ``user`` in an empty seat (the first free one if ``position`` is None)."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        _require_seating_open(table)
+        seats = list(table.seats.select_for_update())
+        if any(s.user_id == user.pk for s in seats):
+            raise Refused(_("You already have a seat at this table."))
+        free = [s for s in seats if s.is_empty and (position is None or s.position == position)]
+        if not free:
+            raise Refused(
+                _("This seat is taken.") if position is not None else _("The table is full.")
+            )
+        seat = free[0]
+        seat.user = user
+        seat.save(update_fields=["user"])
+        _seating_changed(table)
+    return seat
+
+
+def table_leave(*, table_id: int, user: User) -> None:
+    """Stand up. During a match a greedy bot takes over the seat so the others can play on."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        seat = table.seats.select_for_update().filter(user=user).first()
+        if seat is None:
+            raise Refused(_("You have no seat at this table."))
+        if table.status == Table.Status.PLAYING:
+            seat.bot_level = BotLevel.GREEDY
+            match = table.matches.filter(status=Match.Status.PLAYING).first()
+            if match:
+                match.players.filter(user=user).update(bot_level=BotLevel.GREEDY)
+                hand = match.hands.order_by("-number").first()
+                if hand:
+                    events.schedule_bot_if_needed_on_commit(hand)
+        seat.user = None
+        seat.save(update_fields=["user", "bot_level"])
+        _seating_changed(table)
+
+
+def table_add_bot(*, table_id: int, by: User, position: int, level: str) -> Seat:
+    """The table's owner puts a bot of ``level`` in an empty seat."""
+    if level not in BotLevel.values:
+        raise Refused(_("Unknown bot level."))
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        _require_owner(table, by)
+        _require_seating_open(table)
+        seat = table.seats.select_for_update().filter(position=position).first()
+        if seat is None or not seat.is_empty:
+            raise Refused(_("This seat is taken."))
+        seat.bot_level = level
+        seat.save(update_fields=["bot_level"])
+        _seating_changed(table)
+    return seat
+
+
+def table_remove_bot(*, table_id: int, by: User, position: int) -> None:
+    """The table's owner removes the bot from a seat."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        _require_owner(table, by)
+        _require_seating_open(table)
+        seat = table.seats.select_for_update().filter(position=position).first()
+        if seat is None or not seat.bot_level:
+            raise Refused(_("There is no bot in this seat."))
+        seat.bot_level = ""
+        seat.save(update_fields=["bot_level"])
+        _seating_changed(table)
+
+
+def _require_owner(table: Table, user: User) -> None:
+    if table.owner_id != user.pk:
+        raise Refused(_("Only the table's owner can do that."))
+
+
+def _seating_changed(table: Table) -> None:
+    table.save(update_fields=["updated_at"])
+    events.table_changed_on_commit(table.pk, version=None)
+    events.lobby_changed_on_commit()
+
+
+# --- matches and hands ------------------------------------------------------------------
+
+
+def match_start(*, table_id: int, by: User, now: datetime | None = None) -> Match:
+    """The owner starts a match with everyone seated (at least two); the first hand is dealt.
+
+    Also serves as the rematch: after a match ends, the same seats start a new one.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        _require_owner(table, by)
+        _require_seating_open(table)
+        seats = [s for s in table.seats.select_related("user") if not s.is_empty]
+        if len(seats) < MIN_SEATS:
+            raise Refused(_("At least two players are needed to start."))
+        rules = table.rules
+        try:
+            rules.validate_for_players(len(seats))
+        except ValueError as exc:
+            raise Refused(str(exc)) from exc
+        first_dealer = secrets.randbelow(len(seats))
+        match = Match.objects.create(
+            table=table, state=MatchState.new(len(seats), first_dealer).to_json()
+        )
+        MatchPlayer.objects.bulk_create(
+            MatchPlayer(
+                match=match,
+                seat=i,
+                table_position=s.position,
+                user=s.user,
+                bot_level=s.bot_level,
+                display_name=s.user.username if s.user else str(BotLevel(s.bot_level).label),
+            )
+            for i, s in enumerate(seats)
+        )
+        table.status = Table.Status.PLAYING
+        table.save(update_fields=["status", "updated_at"])
+        _deal_hand(match=match, table=table, number=1, dealer=first_dealer, now=now)
+        events.lobby_changed_on_commit()
+    return match
+
+
+def match_rematch(*, table_id: int, by: User, now: datetime | None = None) -> Match:
+    """A new match with the same seats once the previous one is over."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        if table.status != Table.Status.FINISHED:
+            raise Refused(_("A rematch can start only after the match has ended."))
+    return match_start(table_id=table_id, by=by, now=now)
+
+
+def _deal_hand(*, match: Match, table: Table, number: int, dealer: int, now: datetime) -> Hand:
+    players = match.match_state.players
+    seed, salt = secrets.token_hex(32), secrets.token_hex(16)
+    state = deal(table.rules, players, dealer, seed)
+    base_ms = table.base_seconds * 1000
+    hand = Hand.objects.create(
+        match=match,
+        number=number,
+        dealer=dealer,
+        seed=seed,
+        salt=salt,
+        commitment=seed_commitment(seed, salt),
+        state=state.to_json(),
+        clock_ms=[base_ms] * players,
+        increment_ms=table.increment_seconds * 1000,
+        turn_started_at=now,
+        deadline=now + timedelta(milliseconds=base_ms),
+    )
+    events.hand_changed_on_commit(hand, table_id=table.pk)
+    return hand
+
+
+def _locked_hand(hand_id: int) -> Hand:
+    try:
+        return Hand.objects.select_for_update().select_related("match").get(pk=hand_id)
+    except Hand.DoesNotExist:
+        raise Refused(_("This hand does not exist.")) from None
+
+
+def hand_act(
+    *,
+    hand_id: int,
+    move: dict[str, Any],
+    version: int,
+    user: User | None = None,
+    as_bot: bool = False,
+    now: datetime | None = None,
+) -> ActResult:
+    """The player to move plays or picks up (``move`` is the engine's move JSON).
+
+    Locks the hand row. An overdue clock is applied first (the timeout is committed
+    and the move refused). Then who is asking, his seat, his turn and ``version`` are
+    checked before the engine judges the move. ``as_bot`` acts for a bot's seat.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        hand = _locked_hand(hand_id)
+        if hand.is_over:
+            raise Refused(_("This hand is over."), resync=True)
+        if _apply_overdue_timeout(hand, now):
+            timed_out = True
+        else:
+            timed_out = False
+            state = hand.engine_state
+            player = _player_to_move(hand, state)
+            if as_bot:
+                if not player.bot_level:
+                    raise Refused(_("It is not a bot's turn."), resync=True)
+            elif user is None or player.user_id != user.pk:
+                if user is not None and hand.match.players.filter(user=user).exists():
+                    raise Refused(_("It is not your turn."))
+                raise Refused(_("You are not playing in this hand."))
+            if version != hand.version:
+                raise Refused(_("The table has changed; here is the current state."), resync=True)
+            try:
+                engine_move = move_from_json(move)
+                if isinstance(engine_move, Timeout):
+                    raise IllegalMove("a timeout is not a move a player can make")
+                new_state = state.apply(engine_move)
+            except IllegalMove as exc:
+                raise Refused(translate_illegal_move(str(exc))) from exc
+            except ValueError as exc:
+                raise Refused(_("That is not a move: %(error)s") % {"error": exc}) from exc
+            _record(hand, state, new_state, seat=state.to_move, now=now, increment=True)
+    if timed_out:
+        raise Refused(_("Your time ran out: the timeout was applied first."), resync=True)
+    return ActResult(hand=hand)
+
+
+def hand_timeout(*, hand_id: int, version: int | None = None, now: datetime | None = None) -> bool:
+    """Apply the timeout of the player to move if his deadline has passed.
+
+    With ``version``, only if the hand is still at that version (compare-and-set: a
+    task left over from an earlier turn does nothing). Returns whether it applied.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        hand = _locked_hand(hand_id)
+        if version is not None and hand.version != version:
+            return False
+        return _apply_overdue_timeout(hand, now)
+
+
+def _apply_overdue_timeout(hand: Hand, now: datetime) -> bool:
+    if hand.is_over or hand.deadline is None or now < hand.deadline:
+        return False
+    state = hand.engine_state
+    _record(hand, state, state.timeout(), seat=state.to_move, now=hand.deadline, increment=False)
+    return True
+
+
+def _player_to_move(hand: Hand, state: HandState) -> MatchPlayer:
+    return hand.match.players.get(seat=state.to_move)
+
+
+def _record(
+    hand: Hand, before: HandState, after: HandState, *, seat: int, now: datetime, increment: bool
+) -> None:
+    """Save ``after`` on the hand with version + 1, log the action, run the clocks.
+
+    The acting seat's clock loses the time since the turn began and gains the
+    increment; the next player's clock starts; at the end of the hand all stop.
+    """
+    used_ms = max(0, int((now - hand.turn_started_at).total_seconds() * 1000))
+    clocks = list(hand.clock_ms)
+    clocks[seat] = max(0, clocks[seat] - used_ms) + (hand.increment_ms if increment else 0)
+    new_entries = after.history[len(before.history) :]
+    base_index = len(before.history)  # one Action row per public history entry
+    Action.objects.bulk_create(
+        Action(
+            hand=hand,
+            index=base_index + i,
+            seat=entry.seat,
+            move=move_to_json(entry.move),
+            entry=entry.to_json(),
+            time_used_ms=used_ms if i == 0 else 0,
+        )
+        for i, entry in enumerate(new_entries)
+    )
+    hand.state = after.to_json()
+    hand.version += 1
+    hand.clock_ms = clocks
+    if after.outcome is None:
+        hand.turn_started_at = now
+        hand.deadline = now + timedelta(milliseconds=clocks[after.to_move])
+    else:
+        hand.turn_started_at = None
+        hand.deadline = None
+        hand.outcome = after.outcome.to_json()
+        hand.finished_at = now
+    hand.save()
+    table_id = hand.match.table_id
+    if after.outcome is not None:
+        _finish_hand(hand, after, now=now)
+    events.hand_changed_on_commit(hand, table_id=table_id)
+
+
+def _finish_hand(hand: Hand, state: HandState, *, now: datetime) -> None:
+    """Give the loser his letter; end the match at PAN, else deal again after a pause."""
+    match = Match.objects.select_for_update().get(pk=hand.match_id)
+    after = match.match_state.after_hand(state.outcome)
+    match.state = after.to_json()
+    if after.is_over:
+        match.status = Match.Status.FINISHED
+        match.finished_at = now
+        match.ranking = [[seat, place] for place, seat in after.ranking()]
+        for place, seat in after.ranking():
+            match.players.filter(seat=seat).update(place=place)
+        Table.objects.filter(pk=match.table_id).update(status=Table.Status.FINISHED, updated_at=now)
+        events.lobby_changed_on_commit()
+    match.save()
+    hand.match = match
+    if not after.is_over:
+        events.schedule_next_hand_on_commit(match.pk, hand.number, delay=NEXT_HAND_DELAY)
+
+
+def match_next_hand(
+    *, match_id: int, after_number: int, now: datetime | None = None
+) -> Hand | None:
+    """Deal the hand after hand ``after_number`` (safe to repeat: only once, only if due)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = Match.objects.select_for_update().select_related("table").get(pk=match_id)
+        if match.status != Match.Status.PLAYING:
+            return None
+        last = match.hands.order_by("-number").first()
+        if last is None or last.number != after_number or not last.is_over:
+            return None
+        state = match.match_state
+        return _deal_hand(
+            match=match, table=match.table, number=after_number + 1, dealer=state.dealer, now=now
+        )
+
+
+def hand_check_deadline(*, hand_id: int, now: datetime | None = None) -> bool:
+    """Layer 1 of the clock on connect: apply an overdue timeout before showing the table."""
+    return hand_timeout(hand_id=hand_id, now=now)
+
+
+# --- chat -------------------------------------------------------------------------------
+
+
+def chat_post(*, table_id: int, user: User, text: str, now: datetime | None = None) -> ChatMessage:
+    """Post to a table's chat: players and spectators; refused when muted or flooding."""
+    now = now or timezone.now()
+    text = " ".join((text or "").split())
+    if not text:
+        raise Refused(_("Write something first."))
+    if len(text) > CHAT_MAX_LENGTH:
+        raise Refused(_("A message has at most %(n)d characters.") % {"n": CHAT_MAX_LENGTH})
+    if user.is_muted(now):
+        raise Refused(
+            _("You are muted until %(until)s: %(reason)s")
+            % {
+                "until": timezone.localtime(user.muted_until).strftime("%Y-%m-%d %H:%M"),
+                "reason": user.mute_reason or _("no reason given"),
+            }
+        )
+    limit, seconds = CHAT_RATE
+    with transaction.atomic():
+        table = Table.objects.filter(pk=table_id).first()
+        if table is None:
+            raise Refused(_("This table does not exist."))
+        recent = ChatMessage.objects.filter(
+            author=user, created_at__gte=now - timedelta(seconds=seconds)
+        ).count()
+        if recent >= limit:
+            raise Refused(_("You are writing too fast; wait a few seconds."))
+        message = ChatMessage.objects.create(table=table, author=user, text=text)
+        events.chat_changed_on_commit(table.pk)
+    return message
+
+
+# --- messages ---------------------------------------------------------------------------
+
+
+def translate_illegal_move(message: str) -> str:
+    """The engine explains in English which rule forbids a move; say it in the user's language."""
+    return _("Illegal move: %(reason)s") % {"reason": message}

@@ -1,0 +1,55 @@
+// The table page: ticking clocks, lag pings, connection state. The server decides
+// everything; this only counts down from the server's remaining milliseconds.
+(function () {
+  "use strict";
+  var clocksBase = performance.now();
+
+  function format(ms) {
+    ms = Math.max(0, ms);
+    if (ms < 10000) {
+      return Math.floor(ms / 1000) + "." + Math.floor((ms % 1000) / 100);
+    }
+    var s = Math.floor(ms / 1000);
+    var m = Math.floor(s / 60);
+    s = s % 60;
+    return m + ":" + (s < 10 ? "0" : "") + s;
+  }
+
+  function tick() {
+    var elapsed = performance.now() - clocksBase;
+    document.querySelectorAll('.clock[data-running="1"]').forEach(function (el) {
+      var left = parseInt(el.dataset.ms, 10) - elapsed;
+      el.textContent = format(left);
+      el.classList.toggle("low", left < 10000);
+    });
+  }
+
+  document.addEventListener("htmx:wsAfterMessage", function (evt) {
+    var message = evt.detail.message || "";
+    if (message.indexOf('id="players"') !== -1) {
+      clocksBase = performance.now(); // fresh server values just arrived
+    }
+    if (message.indexOf("data-ping") !== -1) {
+      var ping = document.getElementById("ws-ping");
+      if (ping && ping.dataset.ping) {
+        evt.detail.socketWrapper.send(JSON.stringify({ action: "pong", t: ping.dataset.ping }));
+      }
+    }
+  });
+
+  document.addEventListener("htmx:wsOpen", function () {
+    var el = document.getElementById("conn-state");
+    if (el) { el.classList.add("on"); el.classList.remove("off"); }
+  });
+  document.addEventListener("htmx:wsClose", function () {
+    var el = document.getElementById("conn-state");
+    if (el) { el.classList.add("off"); el.classList.remove("on"); }
+  });
+
+  document.addEventListener("htmx:wsAfterSend", function (evt) {
+    var form = evt.target.closest ? evt.target.closest(".chat-form") : null;
+    if (form) { form.reset(); }
+  });
+
+  setInterval(tick, 100);
+})();
