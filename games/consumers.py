@@ -50,7 +50,8 @@ class RateLimited(Exception):
 def connection_allowed(scope: dict[str, Any]) -> bool:
     """Count a new socket against its user's (or address's) budget per minute."""
     user = scope.get("user")
-    who = f"u{user.pk}" if user is not None and user.is_authenticated else f"ip{scope['client'][0]}"
+    client = scope.get("client") or ("unknown", 0)
+    who = f"u{user.pk}" if user is not None and user.is_authenticated else f"ip{client[0]}"
     key = f"ws-connects:{who}:{int(time.time() // 60)}"
     cache.add(key, 0, 70)
     try:

@@ -26,6 +26,7 @@ from games.engine import (
     HandState,
     IllegalMove,
     MatchState,
+    Outcome,
     Rules,
     Timeout,
     deal,
@@ -49,7 +50,7 @@ from games.models import (
 logger = logging.getLogger(__name__)
 
 # Time controls (issue: clocks): bounds of a custom control, and the named presets.
-MIN_BASE_SECONDS, MAX_BASE_SECONDS = 30, 60 * 60
+MIN_BASE_SECONDS, MAX_BASE_SECONDS = 5, 60 * 60
 MAX_INCREMENT_SECONDS = 60
 TIME_PRESETS: dict[str, tuple[int, int]] = {
     "1+0": (60, 0),
@@ -106,6 +107,7 @@ def table_create(
         rules.validate_for_players(seats)
     except ValueError as exc:
         raise Refused(str(exc)) from exc
+    _check_table_creation_rate(owner)
     with transaction.atomic():
         table = Table.objects.create(
             owner=owner,
@@ -127,7 +129,7 @@ def table_create(
 def validate_time_control(base_seconds: int, increment_seconds: int) -> None:
     """Refuse a time control outside the bounds the site offers."""
     if not MIN_BASE_SECONDS <= base_seconds <= MAX_BASE_SECONDS:
-        raise Refused(_("The time per hand must be between 30 seconds and 60 minutes."))
+        raise Refused(_("The time per hand must be between 5 seconds and 60 minutes."))
     if not 0 <= increment_seconds <= MAX_INCREMENT_SECONDS:
         raise Refused(_("The increment must be between 0 and 60 seconds."))
 
@@ -377,7 +379,16 @@ def _apply_overdue_timeout(hand: Hand, now: datetime) -> bool:
     if hand.is_over or hand.deadline is None or now < hand.deadline:
         return False
     state = hand.engine_state
-    _record(hand, state, state.timeout(), seat=state.to_move, now=hand.deadline, increment=False)
+    # The clock ran out at the deadline; the hand ends now (the lateness is measurable).
+    _record(
+        hand,
+        state,
+        state.timeout(),
+        seat=state.to_move,
+        now=now,
+        acted_at=hand.deadline,
+        increment=False,
+    )
     return True
 
 
@@ -386,14 +397,23 @@ def _player_to_move(hand: Hand, state: HandState) -> MatchPlayer:
 
 
 def _record(
-    hand: Hand, before: HandState, after: HandState, *, seat: int, now: datetime, increment: bool
+    hand: Hand,
+    before: HandState,
+    after: HandState,
+    *,
+    seat: int,
+    now: datetime,
+    increment: bool,
+    acted_at: datetime | None = None,
 ) -> None:
     """Save ``after`` on the hand with version + 1, log the action, run the clocks.
 
-    The acting seat's clock loses the time since the turn began and gains the
-    increment; the next player's clock starts; at the end of the hand all stop.
+    The acting seat's clock loses the time from the start of his turn to ``acted_at``
+    (default ``now``) and gains the increment; the next player's clock starts; at the
+    end of the hand all stop.
     """
-    used_ms = max(0, int((now - hand.turn_started_at).total_seconds() * 1000))
+    acted_at = acted_at or now
+    used_ms = max(0, int((acted_at - hand.turn_started_at).total_seconds() * 1000))
     clocks = list(hand.clock_ms)
     clocks[seat] = max(0, clocks[seat] - used_ms) + (hand.increment_ms if increment else 0)
     new_entries = after.history[len(before.history) :]
@@ -480,24 +500,17 @@ def chat_post(*, table_id: int, user: User, text: str, now: datetime | None = No
         raise Refused(_("Write something first."))
     if len(text) > CHAT_MAX_LENGTH:
         raise Refused(_("A message has at most %(n)d characters.") % {"n": CHAT_MAX_LENGTH})
-    if user.is_muted(now):
-        raise Refused(
-            _("You are muted until %(until)s: %(reason)s")
-            % {
-                "until": timezone.localtime(user.muted_until).strftime("%Y-%m-%d %H:%M"),
-                "reason": user.mute_reason or _("no reason given"),
-            }
-        )
+    _refuse_if_muted(user, now)
     limit, seconds = CHAT_RATE
+    recent = ChatMessage.objects.filter(
+        author=user, created_at__gte=now - timedelta(seconds=seconds)
+    ).count()
+    if recent >= limit:
+        _chat_flooded(user, now)  # outside any transaction of ours: a flood mute must stay
     with transaction.atomic():
         table = Table.objects.filter(pk=table_id).first()
         if table is None:
             raise Refused(_("This table does not exist."))
-        recent = ChatMessage.objects.filter(
-            author=user, created_at__gte=now - timedelta(seconds=seconds)
-        ).count()
-        if recent >= limit:
-            raise Refused(_("You are writing too fast; wait a few seconds."))
         message = ChatMessage.objects.create(table=table, author=user, text=text)
         events.chat_changed_on_commit(table.pk)
     return message
@@ -509,3 +522,115 @@ def chat_post(*, table_id: int, user: User, text: str, now: datetime | None = No
 def translate_illegal_move(message: str) -> str:
     """The engine explains in English which rule forbids a move; say it in the user's language."""
     return _("Illegal move: %(reason)s") % {"reason": message}
+
+
+# --- moderation -------------------------------------------------------------------------
+# Helpers for accounts.moderation (which checks the moderator's permission and writes the
+# audit entry) and the automatic limits. Lock order as above: table, then match, then hand.
+
+TABLES_PER_WINDOW, TABLE_WINDOW = 5, timedelta(minutes=10)
+ABORTED_OUTCOME = {"loser": None, "tie": True, "reason": "aborted", "final_play": None}
+
+
+def _check_table_creation_rate(owner: User) -> None:
+    """At most TABLES_PER_WINDOW new tables per user in TABLE_WINDOW."""
+    since = timezone.now() - TABLE_WINDOW
+    if Table.objects.filter(owner=owner, created_at__gte=since).count() >= TABLES_PER_WINDOW:
+        raise Refused(
+            _("You have created %(n)d tables in the last few minutes; wait a while.")
+            % {"n": TABLES_PER_WINDOW}
+        )
+
+
+def _refuse_if_muted(user: User, now: datetime) -> None:
+    """Refuse a muted user's message, read fresh: a socket's user may predate the mute."""
+    from accounts.notices import mute_notice
+
+    user.refresh_from_db(fields=["muted_until", "mute_reason"])
+    if user.is_muted(now):
+        raise Refused(mute_notice(user, now=now))
+
+
+def _chat_flooded(user: User, now: datetime) -> None:
+    """Refuse a message over the chat rate; repeated flooding mutes the user for a while."""
+    from accounts import moderation
+    from accounts.notices import mute_notice
+
+    if moderation.chat_flood_record(user_id=user.pk, now=now):
+        user.refresh_from_db(fields=["muted_until", "mute_reason"])
+        raise Refused(mute_notice(user, now=now))
+    raise Refused(_("You are writing too fast; wait a few seconds."))
+
+
+def _stop_hand_in_play(match: Match, now: datetime) -> Hand | None:
+    """End the hand in play of ``match`` (locked by the caller) with no letter for anybody.
+
+    The clocks stop, the version moves on (a pending timeout or bot task becomes stale)
+    and the table is told. Returns None when no hand is in play.
+    """
+    hand = Hand.objects.select_for_update().filter(match=match).order_by("-number").first()
+    if hand is None or hand.is_over:
+        return None
+    clocks = list(hand.clock_ms)
+    to_move = hand.state["to_move"]
+    if hand.turn_started_at is not None:
+        used_ms = max(0, int((now - hand.turn_started_at).total_seconds() * 1000))
+        clocks[to_move] = max(0, clocks[to_move] - used_ms)
+    hand.clock_ms = clocks
+    hand.outcome = dict(ABORTED_OUTCOME)
+    hand.finished_at = now
+    hand.turn_started_at = None
+    hand.deadline = None
+    hand.version += 1
+    hand.match = match
+    hand.save()
+    events.hand_changed_on_commit(hand, table_id=match.table_id)
+    return hand
+
+
+def hand_stop_without_letter(*, table_id: int, now: datetime | None = None) -> Hand:
+    """Moderation: abort the hand in play at a table; nobody gets a letter, the match goes on.
+
+    Locks the table, its match and the hand. The dealer moves on as after a tie and the
+    next hand is dealt after the usual pause. The caller checks who may do this.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        match = table.matches.select_for_update().filter(status=Match.Status.PLAYING).first()
+        hand = _stop_hand_in_play(match, now) if match is not None else None
+        if hand is None:
+            raise Refused(_("No hand is being played here."))
+        no_letter = Outcome(loser=None, tie=True, reason="max_actions")
+        match.state = match.match_state.after_hand(no_letter).to_json()
+        match.save(update_fields=["state"])
+        events.schedule_next_hand_on_commit(match.pk, hand.number, delay=NEXT_HAND_DELAY)
+    return hand
+
+
+def match_set_annulled(*, match_id: int, now: datetime | None = None) -> Match:
+    """Moderation: annul a match (in play or finished); a hand in play stops, no letter.
+
+    Locks the table, then the match and its hand. A table whose match is annulled in
+    play is left finished, so its owner can start a rematch. The caller checks who may.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        table_id = Match.objects.filter(pk=match_id).values_list("table_id", flat=True).first()
+        if table_id is None:
+            raise Refused(_("This match does not exist."))
+        table = _locked_table(table_id)
+        match = Match.objects.select_for_update().get(pk=match_id)
+        if match.status == Match.Status.ANNULLED:
+            raise Refused(_("This match has already been annulled."))
+        was_playing = match.status == Match.Status.PLAYING
+        _stop_hand_in_play(match, now)
+        match.status = Match.Status.ANNULLED
+        match.finished_at = match.finished_at or now
+        match.save(update_fields=["status", "finished_at"])
+        if was_playing and table.status == Table.Status.PLAYING:
+            table.status = Table.Status.FINISHED
+            table.save(update_fields=["status", "updated_at"])
+        events.table_changed_on_commit(table.pk, version=None)
+        events.lobby_changed_on_commit()
+    return match

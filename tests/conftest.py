@@ -51,3 +51,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         print(f"\n{'!' * 78}\n{banner}\n{'!' * 78}")
         for item in needing:
             item.add_marker(pytest.mark.skip(reason=banner))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer():
+    """Each async test runs on its own event loop; so must the channel layer's connections."""
+    yield
+    try:
+        from channels.layers import channel_layers
+    except ImportError:  # engine tests may run without Django
+        return
+    channel_layers.backends.clear()

@@ -93,3 +93,29 @@ def celery_worker_args(*, queue: str, concurrency: int = 4) -> list[str]:
         "--without-gossip",
         "--without-mingle",
     ]
+
+
+def celery_beat_args(*, schedule: Path) -> list[str]:
+    return [
+        str(VENV_BIN / "celery"),
+        "-A",
+        "pan_site",
+        "beat",
+        "--loglevel=info",
+        f"--schedule={schedule}",
+    ]
+
+
+def database_url_for_processes() -> str:
+    """The URL of the database pytest-django created, for server and worker processes."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def kill_group(proc: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
+    """Send ``sig`` to the process group of a process this test started."""
+    os.killpg(proc.pid, sig)
+    proc.wait(10)

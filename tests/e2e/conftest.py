@@ -23,6 +23,7 @@ from tests.processes import (
     celery_worker_args,
     free_port,
     running,
+    database_url_for_processes,
     wait_for_log,
     wait_for_port,
 )
@@ -58,15 +59,6 @@ class Site:
         return [f.read_text(errors="replace") for f in files]
 
 
-def _database_url() -> str:
-    """The test database pytest-django created (not the one DATABASE_URL names)."""
-    from django.db import connection
-
-    db = connection.settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.fixture(scope="session")
 def site(django_db_setup, tmp_path_factory) -> Iterator[Site]:
     """daphne (HTTP + websockets) and a Celery worker on the test database."""
@@ -75,7 +67,7 @@ def site(django_db_setup, tmp_path_factory) -> Iterator[Site]:
     var_dir = tmp_path_factory.mktemp("site")
     port = free_port()
     env = base_env(
-        DATABASE_URL=_database_url(),
+        DATABASE_URL=database_url_for_processes(),
         PAN_VAR_DIR=str(var_dir),
         DEBUG="false",
         HTTPS="false",

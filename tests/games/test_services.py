@@ -59,7 +59,7 @@ def test_create_table_seats_the_owner_first():
     ("kwargs", "message"),
     [
         ({"seats": 5}, r"A table has 2 to 4 seats\."),
-        ({"base_seconds": 5}, "between 30 seconds and 60 minutes"),
+        ({"base_seconds": 4}, "between 5 seconds and 60 minutes"),
         ({"increment_seconds": 99}, "between 0 and 60 seconds"),
         ({"name": "x" * 61}, "at most 60 characters"),
     ],

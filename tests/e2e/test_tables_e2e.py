@@ -1,0 +1,138 @@
+"""Two players play a whole hand through the page; a spectator and the lobby watch."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from games import services
+from games.engine import Rules
+from tests.factories import PASSWORD, make_user
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def new_page(browser: Browser) -> tuple[BrowserContext, Page]:
+    context = browser.new_context(locale="en-GB", viewport={"width": 390, "height": 844})
+    context.set_default_timeout(15_000)
+    return context, context.new_page()
+
+
+def log_in(page: Page, site, username: str) -> None:
+    page.goto(f"{site.url}/accounts/login/")
+    page.fill("input[name=login]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    expect(page.get_by_test_id("nav-profile")).to_have_text(username)
+
+
+def hand_codes(page: Page) -> set[str]:
+    return set(
+        page.locator("#my-hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
+    )
+
+
+def version(page: Page) -> int:
+    return int(page.get_by_test_id("table-status").get_attribute("data-version"))
+
+
+def test_two_players_play_a_hand_a_spectator_sees_no_cards_the_lobby_fills(site, browser: Browser):
+    make_user("ola")
+    make_user("janek")
+    lobby_ctx, lobby = new_page(browser)
+    lobby.goto(f"{site.url}/")
+    expect(lobby.get_by_text("No open tables yet.")).to_be_visible()
+
+    ola_ctx, ola = new_page(browser)
+    log_in(ola, site, "ola")
+    ola.get_by_test_id("create-table").click()
+    ola.fill("input[name=name]", "Quick hand")
+    ola.select_option("select[name=profile]", "custom")
+    ola.select_option("select[name=seats]", "2")
+    ola.locator("summary").click()
+    ola.fill("input[name=max_actions]", "10")
+    ola.select_option("select[name=max_actions_result]", "most_cards")
+    ola.get_by_role("button", name="Create the table").click()
+    expect(ola.get_by_role("heading", name="Quick hand")).to_be_visible()
+    table_url = ola.url
+    expect(
+        ola.get_by_text("After 10 actions the hand ends: the player holding most cards loses.")
+    ).to_be_visible()
+
+    # The lobby saw the table appear without a reload, with one seat of two taken.
+    row = lobby.get_by_test_id("lobby-table").filter(has_text="Quick hand")
+    expect(row.locator(".seat-dot.taken")).to_have_count(1)
+
+    spectator_ctx, spectator = new_page(browser)
+    spectator.goto(table_url)
+
+    janek_ctx, janek = new_page(browser)
+    log_in(janek, site, "janek")
+    janek.goto(table_url)
+    janek.get_by_test_id("sit").first.click()
+    expect(row.locator(".seat-dot.taken")).to_have_count(2)
+
+    ola.get_by_test_id("start").click()
+    expect(ola.get_by_test_id("my-hand")).to_be_visible()
+    expect(janek.get_by_test_id("my-hand")).to_be_visible()
+
+    pages = {"ola": ola, "janek": janek}
+    for _ in range(40):
+        if ola.get_by_test_id("outcome").count():
+            break
+        mover = next((p for p in pages.values() if p.get_by_test_id("your-turn").count()), None)
+        if mover is None:
+            ola.wait_for_timeout(100)
+            continue
+        before = version(mover)
+        legal = mover.locator("button.card-button.legal")
+        if legal.count():
+            legal.first.click()
+        else:
+            mover.get_by_test_id("pickup").first.click()
+        expect(mover.get_by_test_id("table-status")).not_to_have_attribute(
+            "data-version", str(before)
+        )
+        # The spectator shows no card that is in anybody's hand.
+        secret = hand_codes(ola) | hand_codes(janek)
+        shown = set(re.findall(r'data-card="([^"]+)"', spectator.content()))
+        assert not (shown & secret), shown & secret
+
+    for page in (ola, janek, spectator):
+        expect(page.get_by_test_id("outcome")).to_be_visible()
+    expect(spectator.locator("#my-hand [data-card]")).to_have_count(0)
+    loser_letters = [t for t in spectator.get_by_test_id("letters").all_inner_texts() if t == "P"]
+    assert len(loser_letters) == 1
+    # The finished hand can be replayed, with its shuffle verifiable.
+    ola.get_by_test_id("replay-link").click()
+    expect(ola.get_by_text("SHA-256(salt:seed) equals the commitment")).to_be_visible()
+    for ctx in (lobby_ctx, ola_ctx, spectator_ctx, janek_ctx):
+        ctx.close()
+
+
+def test_the_running_clock_ticks_and_a_timeout_shows_the_letter_on_both_pages(site, browser):
+    ola, janek = make_user("ola2"), make_user("janek2")
+    table = services.table_create(
+        owner=ola, name="Clock", rules=Rules(), seats=2, base_seconds=6, increment_seconds=0
+    )
+    services.table_sit(table_id=table.pk, user=janek)
+    contexts, pages = [], []
+    for user in (ola, janek):
+        ctx, page = new_page(browser)
+        log_in(page, site, user.username)
+        page.goto(f"{site.url}/tables/{table.pk}/")
+        contexts.append(ctx)
+        pages.append(page)
+    pages[0].get_by_test_id("start").click()
+    running = pages[1].locator('.clock[data-running="1"]')
+    expect(running).to_have_count(1)
+    first = running.inner_text()
+    pages[1].wait_for_timeout(1500)
+    assert running.inner_text() != first  # it ticks in the browser
+    for page in pages:
+        expect(page.get_by_test_id("outcome")).to_contain_text("ran out of time", timeout=15_000)
+        expect(page.get_by_test_id("letters").filter(has_text="P")).to_have_count(1)
+    for ctx in contexts:
+        ctx.close()

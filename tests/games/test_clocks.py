@@ -1,0 +1,189 @@
+"""The clock's three layers on the real stack: PostgreSQL, Redis, `celery worker`, `celery beat`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import close_old_connections
+from django.utils import timezone
+
+from games import services, tasks
+from games.engine import move_to_json
+from games.models import Hand
+from tests.factories import make_table
+from tests.processes import (
+    ROOT,
+    base_env,
+    celery_beat_args,
+    celery_worker_args,
+    kill_group,
+    database_url_for_processes,
+    running,
+    wait_for_log,
+)
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
+
+
+def process_env() -> dict[str, str]:
+    return base_env(DATABASE_URL=database_url_for_processes())
+
+
+@contextmanager
+def celery_worker(tmp_path: Path, name: str = "worker") -> Iterator[subprocess.Popen]:
+    log = tmp_path / f"{name}.log"
+    with running(
+        celery_worker_args(queue=settings.CELERY_TASK_DEFAULT_QUEUE), env=process_env(), log=log
+    ) as proc:
+        wait_for_log(log, "ready.", proc=proc)
+        yield proc
+
+
+@contextmanager
+def celery_beat(tmp_path: Path) -> Iterator[subprocess.Popen]:
+    log = tmp_path / "beat.log"
+    with running(
+        celery_beat_args(schedule=tmp_path / "beat-schedule"), env=process_env(), log=log
+    ) as proc:
+        wait_for_log(log, "beat: Starting", proc=proc)
+        yield proc
+
+
+def started_hand(base_seconds: int) -> Hand:
+    table = make_table(players=2, base_seconds=base_seconds, increment_seconds=0)
+    services.match_start(table_id=table.pk, by=table.owner)
+    return Hand.objects.get(match__table=table)
+
+
+def wait_for_outcome(hand: Hand, timeout: float) -> Hand:
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        hand.refresh_from_db()
+        if hand.outcome is not None:
+            return hand
+        time.sleep(0.05)
+    raise AssertionError(f"no outcome within {timeout} s (deadline {hand.deadline})")
+
+
+def test_an_idle_player_gets_the_letter_when_his_time_runs_out(tmp_path):
+    with celery_worker(tmp_path):
+        hand = started_hand(base_seconds=5)
+        idle_seat, deadline = hand.engine_state.to_move, hand.deadline
+        hand = wait_for_outcome(hand, timeout=15)
+    assert hand.outcome["reason"] == "timeout"
+    assert hand.outcome["loser"] == idle_seat
+    assert hand.match.match_state.letters[idle_seat] == 1
+    lateness = (hand.finished_at - deadline).total_seconds()
+    assert 0 <= lateness < 2.0
+    assert hand.actions.get().entry == {"seat": idle_seat, "type": "timeout"}
+
+
+def test_a_task_left_over_from_an_earlier_turn_does_nothing_on_the_worker(tmp_path):
+    hand = started_hand(base_seconds=600)
+    first_version = hand.version
+    state = hand.engine_state
+    services.hand_act(
+        hand_id=hand.pk,
+        move=move_to_json(state.legal_moves()[0]),
+        version=first_version,
+        user=hand.match.players.get(seat=state.to_move).user,
+    )
+    # Force the deadline into the past: only the version now protects the hand.
+    Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    with celery_worker(tmp_path) as worker:
+        tasks.hand_timeout_task.apply_async((hand.pk, first_version))
+        log = tmp_path / "worker.log"
+        wait_for_log(log, "games.hand_timeout", proc=worker)
+        wait_for_log(log, "succeeded", proc=worker)
+    hand.refresh_from_db()
+    assert hand.outcome is None
+    assert hand.version == first_version + 1
+
+
+def test_a_move_and_the_timeout_at_the_same_moment_exactly_one_wins():
+    """Twenty races between a move and the timeout task's service call at the deadline."""
+    winners = {"move": 0, "timeout": 0}
+    for _ in range(20):
+        hand = started_hand(base_seconds=600)
+        state = hand.engine_state
+        mover = hand.match.players.get(seat=state.to_move).user
+        move = move_to_json(state.legal_moves()[0])
+        at_deadline = hand.deadline
+        barrier = threading.Barrier(2)
+        results: dict[str, object] = {}
+
+        def play() -> None:
+            barrier.wait()
+            try:
+                services.hand_act(
+                    hand_id=hand.pk,
+                    move=move,
+                    version=1,
+                    user=mover,
+                    now=at_deadline - timedelta(milliseconds=1),
+                )
+                results["move"] = True
+            except services.Refused:
+                results["move"] = False
+            finally:
+                close_old_connections()
+
+        def expire() -> None:
+            barrier.wait()
+            try:
+                results["timeout"] = services.hand_timeout(
+                    hand_id=hand.pk, version=1, now=at_deadline + timedelta(milliseconds=1)
+                )
+            finally:
+                close_old_connections()
+
+        threads = [threading.Thread(target=play), threading.Thread(target=expire)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        hand.refresh_from_db()
+        assert [results["move"], results["timeout"]].count(True) == 1, results
+        assert hand.version == 2
+        assert hand.actions.count() == 1
+        assert (hand.outcome is not None) == results["timeout"]
+        winners["move" if results["move"] else "timeout"] += 1
+    assert sum(winners.values()) == 20
+
+
+def test_with_the_worker_killed_the_timeout_still_comes_within_ten_seconds(tmp_path):
+    with celery_beat(tmp_path), celery_worker(tmp_path, "worker-1") as first:
+        hand = started_hand(base_seconds=5)
+        deadline = hand.deadline
+        wait_for_log(tmp_path / "worker-1.log", "games.hand_timeout", proc=first)  # it holds it
+        kill_group(first)  # SIGKILL: the held timeout task dies with it, unacknowledged
+        time.sleep(max(0.0, (deadline - timezone.now()).total_seconds() + 1))
+        hand.refresh_from_db()
+        assert hand.outcome is None  # nobody was there to apply it
+        with celery_worker(tmp_path, "worker-2"):
+            hand = wait_for_outcome(hand, timeout=15)
+    assert hand.outcome["reason"] == "timeout"
+    assert (hand.finished_at - deadline).total_seconds() <= 10
+
+
+def test_embedded_mode_applies_a_timeout_with_no_redis_and_no_worker_process(tmp_path):
+    script = ROOT / "tests" / "games" / "embedded_timeout.py"
+    env = base_env(REDIS_URL=None, DATABASE_URL=None, PAN_VAR_DIR=str(tmp_path), DEBUG="true")
+    result = subprocess.run(
+        [sys.executable, str(script)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=90
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["embedded"] is True
+    assert report["outcome"]["reason"] == "timeout"
+    assert 0 <= report["late_s"] < 3
