@@ -3,28 +3,42 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import pytest
 from channels.db import database_sync_to_async
 
+from accounts.models import User
 from games import services
 from games.engine import HandState, card_label
-from games.models import Hand
+from games.models import Hand, Table
 from tests.factories import make_table, make_user, seated_users
 from tests.games.ws import connect, frames_until, version_of
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
 
+@dataclass
+class Started:
+    table: Table
+    hand: Hand
+    users: list[User]
+    state: HandState
+    by_seat: dict[int, User]
+
+
 @database_sync_to_async
-def started_table(players: int = 2):
+def started_table(players: int = 2) -> Started:
     table = make_table(players=players, base_seconds=600)
     services.match_start(table_id=table.pk, by=table.owner)
     hand = Hand.objects.get(match__table=table)
-    users = seated_users(table)
-    state: HandState = hand.engine_state
-    by_seat = {p.seat: p.user for p in hand.match.players.all()}
-    return table, hand, users, state, by_seat
+    return Started(
+        table=table,
+        hand=hand,
+        users=seated_users(table),
+        state=hand.engine_state,
+        by_seat={p.seat: p.user for p in hand.match.players.all()},
+    )
 
 
 def hand_cards_in(frame: str) -> set[str]:
@@ -39,7 +53,8 @@ def secret_marks(codes: set[str]) -> list[str]:
 
 
 async def test_a_move_reaches_every_seat_and_spectator_each_with_his_own_view():
-    table, hand, users, state, by_seat = await started_table()
+    g = await started_table()
+    table, hand, state, by_seat = g.table, g.hand, g.state, g.by_seat
     mover_seat = state.to_move
     mover, other = by_seat[mover_seat], by_seat[1 - mover_seat]
     path = f"/ws/tables/{table.pk}/"
@@ -81,7 +96,8 @@ async def test_a_move_reaches_every_seat_and_spectator_each_with_his_own_view():
 
 
 async def test_refused_commands_get_a_reason_and_change_nothing():
-    table, hand, users, state, by_seat = await started_table()
+    g = await started_table()
+    table, hand, state, by_seat = g.table, g.hand, g.state, g.by_seat
     other = by_seat[1 - state.to_move]
     path = f"/ws/tables/{table.pk}/"
     ws_other, ws_spectator = await connect(path, other), await connect(path, None)
@@ -109,7 +125,8 @@ async def test_refused_commands_get_a_reason_and_change_nothing():
 
 
 async def test_a_stale_version_is_refused_and_the_table_is_sent_again():
-    table, hand, users, state, by_seat = await started_table()
+    g = await started_table()
+    table, hand, state, by_seat = g.table, g.hand, g.state, g.by_seat
     ws = await connect(f"/ws/tables/{table.pk}/", by_seat[state.to_move])
     await frames_until(ws, 'id="my-hand"')
     await ws.send_json_to({"action": "play", "cards": "9H", "version": "0"})
@@ -122,7 +139,8 @@ async def test_a_stale_version_is_refused_and_the_table_is_sent_again():
 
 
 async def test_chat_reaches_players_and_spectators():
-    table, hand, users, state, by_seat = await started_table()
+    g = await started_table()
+    table, users = g.table, g.users
     path = f"/ws/tables/{table.pk}/"
     ws_player, ws_spectator = await connect(path, users[0]), await connect(path, None)
     await frames_until(ws_spectator, 'id="my-hand"')

@@ -20,7 +20,8 @@ ORIGIN = (b"origin", b"http://127.0.0.1:8000")
 def session_cookie(user: User) -> bytes:
     client = Client()
     client.force_login(user)
-    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode()
+    session_id = client.cookies[settings.SESSION_COOKIE_NAME].value
+    return f"{settings.SESSION_COOKIE_NAME}={session_id}".encode()
 
 
 async def connect(path: str, user: User | None = None) -> WebsocketCommunicator:

@@ -1,0 +1,173 @@
+"""How late do clock timeouts come on the real stack? (`make bench-clock`)
+
+Schedules at least 200 deadlines across as many tables on a real `celery worker` and
+`celery beat` (PostgreSQL + Redis), nobody moves, and measures for every hand the
+lateness: the moment the timeout was committed minus the deadline. Then does it again
+with the worker killed by SIGKILL while the deadlines are pending and started again
+after they have passed, so that the beat sweeper has to catch them.
+
+Prints p50 / p99 / max of the lateness for both phases. Uses its own database
+(``pan_bench``), Redis database 3 and queue ``pan-bench`` unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/pan_bench")
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")
+os.environ.setdefault("CELERY_QUEUE", "pan-bench")
+os.environ.setdefault("CHANNELS_PREFIX", "pan-bench")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pan_site.settings")
+os.environ.setdefault("HTTPS", "false")
+sys.path.insert(0, str(ROOT))
+
+
+def ensure_database(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    admin = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def start(args: list[str], log: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        args,
+        cwd=ROOT,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def wait_for(log: Path, text: str, timeout: float = 30) -> None:
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        if text in log.read_text(errors="replace"):
+            return
+        time.sleep(0.1)
+    raise SystemExit(f"{text!r} never appeared in {log}")
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def schedule_deadlines(count: int, spread: float, base_seconds: int) -> dict[int, object]:
+    """Start ``count`` two-player matches spread over ``spread`` seconds; deadline per hand."""
+    from accounts.models import User
+    from games import services
+    from games.engine import Rules
+    from games.models import Hand
+
+    stamp = int(time.time() * 1000)
+    users = User.objects.bulk_create(
+        User(username=f"bench{stamp}_{i}", email=f"b{stamp}_{i}@example.com")
+        for i in range(2 * count)
+    )
+    deadlines: dict[int, object] = {}
+    began = time.monotonic()
+    for i in range(count):
+        table = services.table_create(
+            owner=users[2 * i],
+            name=f"bench {i}",
+            rules=Rules(),
+            seats=2,
+            base_seconds=base_seconds,
+            increment_seconds=0,
+        )
+        services.table_sit(table_id=table.pk, user=users[2 * i + 1])
+        services.match_start(table_id=table.pk, by=users[2 * i])
+        hand = Hand.objects.get(match__table=table)
+        deadlines[hand.pk] = hand.deadline
+        time.sleep(max(0.0, began + spread * (i + 1) / count - time.monotonic()))
+    return deadlines
+
+
+def lateness_ms(deadlines: dict[int, object], timeout: float) -> list[float]:
+    from games.models import Hand
+
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        done = Hand.objects.filter(pk__in=deadlines, outcome__isnull=False).count()
+        if done == len(deadlines):
+            break
+        time.sleep(0.25)
+    finished = dict(Hand.objects.filter(pk__in=deadlines).values_list("pk", "finished_at"))
+    missing = [pk for pk, at in finished.items() if at is None]
+    if missing:
+        raise SystemExit(f"{len(missing)} hands never timed out")
+    return [(finished[pk] - deadline).total_seconds() * 1000 for pk, deadline in deadlines.items()]
+
+
+def report(label: str, values: list[float]) -> None:
+    print(
+        f"{label}: n={len(values)} lateness p50 {statistics.median(values):.0f} ms, "
+        f"p99 {percentile(values, 0.99):.0f} ms, max {max(values):.0f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deadlines", type=int, default=240)
+    parser.add_argument("--spread", type=float, default=20.0, help="seconds to start them over")
+    parser.add_argument("--killed", type=int, default=60, help="deadlines in the SIGKILL phase")
+    options = parser.parse_args()
+
+    ensure_database(os.environ["DATABASE_URL"])
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    call_command("migrate", verbosity=0)
+    logs = Path(tempfile.mkdtemp(prefix="bench-clock-"))
+    celery = [str(Path(sys.executable).parent / "celery"), "-A", "pan_site"]
+    worker_args = [
+        *celery, "worker", "--pool=threads", "--concurrency=8", "--loglevel=info",
+        f"--queues={os.environ['CELERY_QUEUE']}", "--without-gossip", "--without-mingle",
+    ]  # fmt: skip
+    beat = start([*celery, "beat", f"--schedule={logs / 'schedule'}"], logs / "beat.log")
+    worker = start(worker_args, logs / "worker.log")
+    try:
+        wait_for(logs / "worker.log", "ready.")
+        print(f"phase 1: {options.deadlines} deadlines over {options.spread:.0f} s, worker healthy")
+        deadlines = schedule_deadlines(options.deadlines, options.spread, base_seconds=5)
+        report("healthy", lateness_ms(deadlines, timeout=60))
+
+        print(f"phase 2: {options.killed} deadlines, worker SIGKILLed while they are pending")
+        deadlines = schedule_deadlines(options.killed, 2.0, base_seconds=5)
+        time.sleep(1.0)  # the worker has received the timeout tasks and holds them
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+        last = max(deadlines.values())
+        time.sleep(max(0.0, (last - timezone.now()).total_seconds() + 1.0))
+        worker = start(worker_args, logs / "worker-2.log")
+        wait_for(logs / "worker-2.log", "ready.")
+        report("after SIGKILL", lateness_ms(deadlines, timeout=60))
+        print("  (the worker was down until 1 s after the last deadline)")
+    finally:
+        for proc in (worker, beat):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(15)
+    print(f"logs: {logs}")
+
+
+if __name__ == "__main__":
+    main()
