@@ -1,0 +1,117 @@
+"""The game pages over HTTP: lobby, create form, private tables, replay and export."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from games import services
+from games.engine import Rules, replay, verify_commitment
+from games.models import Hand, Table
+from tests.factories import make_table, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def english(client):
+    client.cookies["django_language"] = "en"
+    return client
+
+
+def test_the_lobby_lists_public_open_tables_only(english):
+    make_table(players=1, name="Open to all")
+    make_table(players=1, name="Secret", is_public=False)
+    page = english.get("/").content.decode()
+    assert "Open to all" in page
+    assert "Secret" not in page
+
+
+def test_creating_a_table_from_a_profile(english):
+    english.force_login(make_user("ola"))
+    response = english.post(
+        reverse("games:table_create"),
+        {"name": "Piki", "profile": "piki_cofane", "seats": "3", "time_control": "5+3",
+         "is_public": "on", "deck": "24", "jokers": "0", "beton": "0", "three_cards": "nines",
+         "pickup": "three", "tie_rule": "any_final_play", "max_actions": "500",
+         "max_actions_result": "tie"},
+    )  # fmt: skip
+    table = Table.objects.get()
+    assert response.status_code == 302 and response["Location"] == table.get_absolute_url()
+    assert table.rules == Rules(spades_back=True)
+    assert (table.seats_count, table.base_seconds, table.increment_seconds) == (3, 300, 3)
+    page = english.get(table.get_absolute_url()).content.decode()
+    assert "A spade on top sends the turn back (piki cofane)." in page
+
+
+def test_an_impossible_custom_table_shows_why_and_creates_nothing(english):
+    english.force_login(make_user("ola"))
+    response = english.post(
+        reverse("games:table_create"),
+        {"name": "x", "profile": "custom", "seats": "4", "time_control": "custom",
+         "base_seconds": "2", "deck": "24", "jokers": "0", "beton": "0",
+         "three_cards": "nines", "pickup": "three", "tie_rule": "any_final_play",
+         "max_actions": "3", "max_actions_result": "tie"},
+    )  # fmt: skip
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Ensure this value is greater than or equal to 5." in page
+    assert "Ensure this value is greater than or equal to 10." in page
+    assert not Table.objects.exists()
+
+
+def test_a_private_table_is_hidden_until_the_invite_link_is_followed(english):
+    table = make_table(players=1, is_public=False, name="Family")
+    assert english.get(table.get_absolute_url()).status_code == 404
+    response = english.get(reverse("games:invite", kwargs={"token": table.invite_token}))
+    assert response.status_code == 302
+    assert "Family" in english.get(table.get_absolute_url()).content.decode()
+
+
+def finished_hand(*, public: bool = True) -> Hand:
+    table = make_table(players=2, is_public=public, base_seconds=30)
+    now = timezone.now()
+    services.match_start(table_id=table.pk, by=table.owner, now=now)
+    hand = Hand.objects.get(match__table=table)
+    services.hand_timeout(hand_id=hand.pk, now=now + timedelta(seconds=31))
+    hand.refresh_from_db()
+    return hand
+
+
+def test_a_hand_in_play_cannot_be_replayed_yet(english):
+    table = make_table(players=2)
+    services.match_start(table_id=table.pk, by=table.owner)
+    hand = Hand.objects.get(match__table=table)
+    assert english.get(hand.get_absolute_url()).status_code == 404
+    assert english.get(reverse("games:hand_export", args=[hand.pk])).status_code == 404
+
+
+def test_the_export_lets_anyone_verify_and_replay_the_hand(english):
+    hand = finished_hand()
+    data = json.loads(english.get(reverse("games:hand_export", args=[hand.pk])).content)
+    assert verify_commitment(data["commitment"], data["seed"], data["salt"])
+    rules = Rules.from_json(data["rules"])
+    moves = [{"type": a["type"], **({"cards": a["cards"]} if "cards" in a else {})}
+             for a in data["actions"]]  # fmt: skip
+    rebuilt = replay(rules, len(data["players"]), data["dealer"], data["seed"], moves)
+    assert rebuilt.outcome.to_json() == data["outcome"]
+    assert rebuilt.to_json() == hand.state  # the seed and the log rebuild the exact hand
+
+
+def test_the_replay_page_shows_every_step_and_the_verified_commitment(english):
+    hand = finished_hand()
+    page = english.get(hand.get_absolute_url()).content.decode()
+    assert page.count('class="replay-frame') == 1 + hand.actions.count()
+    assert "SHA-256(salt:seed) equals the commitment" in page
+    assert hand.seed in page
+
+
+def test_a_private_hand_is_shown_to_its_players_only(english):
+    hand = finished_hand(public=False)
+    assert english.get(hand.get_absolute_url()).status_code == 404
+    english.force_login(hand.match.players.first().user)
+    assert english.get(hand.get_absolute_url()).status_code == 200
