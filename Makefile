@@ -10,7 +10,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install run test lint format messages bench-engine bench-clock bench-move clean
+.PHONY: help install run test lint format messages bench-engine bench-tournament bench-clock bench-move clean
 
 help:
 	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
@@ -56,6 +56,10 @@ test: lint
 
 bench-engine: install
 	$(PY) -m bench.bench_engine
+
+# A 256-bot tournament through the services (no websockets); its own database pan_bench_tournament.
+bench-tournament: install
+	$(PY) -m bench.bench_tournament
 
 # Real PostgreSQL, Redis, celery worker and beat; its own database pan_bench.
 bench-clock: install

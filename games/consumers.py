@@ -23,6 +23,12 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import events, renderers, selectors, services
+from games.consumers_moderation import (
+    MODERATOR_COMMANDS,
+    UserSocketMixin,
+    run_moderator_command,
+    user_is_banned,
+)
 from games.models import Table
 
 logger = logging.getLogger(__name__)
@@ -60,7 +66,7 @@ def connection_allowed(scope: dict[str, Any]) -> bool:
         return True
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class TableConsumer(UserSocketMixin, AsyncWebsocketConsumer):
     """One viewer of one table: a seated player or a spectator."""
 
     table_id: int
@@ -77,6 +83,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         self.group = events.table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.join_user_group()
         await self.accept()
         await database_sync_to_async(self._mark_present)()
         # Layer 1 of the clock: an overdue timeout is applied before the table is shown.
@@ -85,7 +92,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.pinger = asyncio.create_task(self._ping_forever())
 
     def _may_watch(self) -> bool:
-        if not connection_allowed(self.scope):
+        if user_is_banned(self.user) or not connection_allowed(self.scope):
             return False
         table = Table.objects.filter(pk=self.table_id).first()
         if table is None:
@@ -101,6 +108,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "pinger"):
             self.pinger.cancel()
+        await self.leave_user_group()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
             await database_sync_to_async(self._mark_absent)()
@@ -210,6 +218,8 @@ class TableConsumer(AsyncWebsocketConsumer):
                 services.match_rematch(table_id=table_id, by=user)
             elif action == "chat":
                 services.chat_post(table_id=table_id, user=user, text=str(content.get("text", "")))
+            elif action in MODERATOR_COMMANDS:
+                run_moderator_command(action=action, content=content, user=user, table_id=table_id)
             else:
                 raise services.Refused(_("Unknown command."))
 
@@ -251,19 +261,24 @@ class TableConsumer(AsyncWebsocketConsumer):
             return renderers.chat_fragment(table, viewer=self.user)
 
 
-class LobbyConsumer(AsyncWebsocketConsumer):
+class LobbyConsumer(UserSocketMixin, AsyncWebsocketConsumer):
     """The lobby's live list of open tables."""
 
     async def connect(self) -> None:
+        if user_is_banned(self.scope.get("user")):
+            await self.close(code=4403)
+            return
         allowed = await database_sync_to_async(connection_allowed)(self.scope)
         if not allowed:
             await self.close(code=4429)
             return
         self.language = _scope_language(self.scope)
         await self.channel_layer.group_add(events.LOBBY_GROUP, self.channel_name)
+        await self.join_user_group()
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
+        await self.leave_user_group()
         await self.channel_layer.group_discard(events.LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:

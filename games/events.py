@@ -28,6 +28,16 @@ def table_group(table_id: int) -> str:
     return f"table-{table_id}"
 
 
+def user_group(user_id: int) -> str:
+    """Every open socket (table or lobby) of one signed-in user: moderation reaches them all."""
+    return f"user-{user_id}"
+
+
+def user_event_on_commit(user_id: int, event: dict) -> None:
+    """Send ``event`` to every open socket of a user once the transaction commits."""
+    transaction.on_commit(lambda: _group_send(user_group(user_id), event))
+
+
 def _group_send(group: str, event: dict) -> None:
     layer = get_channel_layer()
     if layer is None:

@@ -60,6 +60,9 @@ class Table(models.Model):
                 name="table_seats_2_to_4",
             )
         ]
+        permissions = [
+            ("intervene_table", _("Can abort hands, annul matches and remove players")),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -246,6 +249,7 @@ class ChatMessage(models.Model):
 
     class Meta:
         ordering = ["created_at"]
+        permissions = [("hide_chatmessage", _("Can hide chat messages"))]
 
     def __str__(self) -> str:
         return f"{self.author}: {self.text[:40]}"

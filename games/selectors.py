@@ -239,7 +239,7 @@ def table_view(*, table: Table, viewer: User | None, now: datetime | None = None
         state = hand.engine_state
         view = state.view_for(my_seat) if my_seat is not None else state.public_view()
         letters = match.match_state.letters
-        running = hand.outcome is None
+        running = hand.outcome is None and hand.deadline is not None  # paused: clocks stand
         for p in match_players:
             clock = hand.clock_ms[p.seat]
             if running and p.seat == view["to_move"] and hand.turn_started_at:
@@ -270,7 +270,9 @@ def table_view(*, table: Table, viewer: User | None, now: datetime | None = None
         ][::-1]
         if my_seat is not None:
             my_cards = [CardView.of(c) for c in sorted(view["hand"], key=card_sort_key)]
-            singles, multi_moves, pickups = _group_moves(view["legal_moves"])
+            # An aborted hand is over while its engine state is not: no moves then.
+            legal = view["legal_moves"] if hand.outcome is None else []
+            singles, multi_moves, pickups = _group_moves(legal)
             playable = singles
         if hand.outcome is not None:
             outcome_text = describe_outcome(hand.outcome, names)
@@ -385,6 +387,8 @@ def describe_action(entry: dict[str, Any], names: dict[int, str]) -> str:
 
 def describe_outcome(outcome: dict[str, Any], names: dict[int, str]) -> str:
     reason = outcome["reason"]
+    if reason == "aborted":  # by a moderator (services.hand_stop_without_letter)
+        return _("A moderator aborted this hand: nobody gets a letter.")
     if outcome["loser"] is None:
         if reason == "max_actions":
             return _("The hand reached its action limit: a tie, nobody gets a letter.")

@@ -11,7 +11,9 @@ Lock order, to stay free of deadlocks: table, then match, then hand.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -29,6 +31,7 @@ from games.engine import (
     Outcome,
     Rules,
     Timeout,
+    card_label,
     deal,
     move_from_json,
     move_to_json,
@@ -175,6 +178,8 @@ def table_leave(*, table_id: int, user: User) -> None:
         seat = table.seats.select_for_update().filter(user=user).first()
         if seat is None:
             raise Refused(_("You have no seat at this table."))
+        if in_tournament(table.pk):
+            raise Refused(_("A tournament seat cannot be left: an absent player loses on time."))
         if table.status == Table.Status.PLAYING:
             seat.bot_level = BotLevel.GREEDY
             match = table.matches.filter(status=Match.Status.PLAYING).first()
@@ -331,6 +336,8 @@ def hand_act(
         hand = _locked_hand(hand_id)
         if hand.is_over:
             raise Refused(_("This hand is over."), resync=True)
+        if hand.deadline is None:  # only a paused tournament stops a hand's clocks
+            raise Refused(_("Play is paused: the clocks are stopped."), resync=True)
         if _apply_overdue_timeout(hand, now):
             timed_out = True
         else:
@@ -448,21 +455,33 @@ def _record(
 
 
 def _finish_hand(hand: Hand, state: HandState, *, now: datetime) -> None:
-    """Give the loser his letter; end the match at PAN, else deal again after a pause."""
+    """Give the loser his letter; end the match at PAN, else deal again after a pause.
+
+    At a tournament table the tournament decides what comes next (the table stays in
+    play for it): ``tournaments.services.tournament_hand_finished``, in this transaction.
+    """
     match = Match.objects.select_for_update().get(pk=hand.match_id)
     after = match.match_state.after_hand(state.outcome)
     match.state = after.to_json()
+    tournament = in_tournament(match.table_id)
     if after.is_over:
         match.status = Match.Status.FINISHED
         match.finished_at = now
         match.ranking = [[seat, place] for place, seat in after.ranking()]
         for place, seat in after.ranking():
             match.players.filter(seat=seat).update(place=place)
-        Table.objects.filter(pk=match.table_id).update(status=Table.Status.FINISHED, updated_at=now)
-        events.lobby_changed_on_commit()
+        if not tournament:
+            Table.objects.filter(pk=match.table_id).update(
+                status=Table.Status.FINISHED, updated_at=now
+            )
+            events.lobby_changed_on_commit()
     match.save()
     hand.match = match
-    if not after.is_over:
+    if tournament:
+        from tournaments.services import tournament_hand_finished
+
+        tournament_hand_finished(hand=hand, now=now)
+    elif not after.is_over:
         events.schedule_next_hand_on_commit(match.pk, hand.number, delay=NEXT_HAND_DELAY)
 
 
@@ -473,8 +492,8 @@ def match_next_hand(
     now = now or timezone.now()
     with transaction.atomic():
         match = Match.objects.select_for_update().select_related("table").get(pk=match_id)
-        if match.status != Match.Status.PLAYING:
-            return None
+        if match.status != Match.Status.PLAYING or in_tournament(match.table_id):
+            return None  # a tournament deals its own tables (tournament_hand_deal)
         last = match.hands.order_by("-number").first()
         if last is None or last.number != after_number or not last.is_over:
             return None
@@ -519,8 +538,88 @@ def chat_post(*, table_id: int, user: User, text: str, now: datetime | None = No
 # --- messages ---------------------------------------------------------------------------
 
 
+# The engine names the rule that forbids a move, in English; these say it in the user's
+# language. Each pattern matches one of the engine's IllegalMove messages.
+_ILLEGAL_MOVE_REASONS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (
+        re.compile(r"^you do not hold (.+)$"),
+        lambda m: _("you do not hold %(cards)s") % {"cards": m[1]},
+    ),
+    (
+        re.compile(r"^an? (\S+) cannot go on an? (\S+): a card must be"),
+        lambda m: (
+            _("a %(card)s cannot go on a %(top)s: a card must be equal to or higher than the top")
+            % {"card": m[1], "top": m[2]}
+        ),
+    ),
+    (
+        re.compile(r"^the hand opens with the base card (\S+) alone"),
+        lambda m: (
+            _("the hand opens with the base card %(base)s alone, or all four of its rank")
+            % {"base": card_label(m[1])}
+        ),
+    ),
+    (
+        re.compile(r"^the hand opens with the base card: nothing"),
+        lambda m: _("the hand opens with the base card: nothing can be picked up yet"),
+    ),
+    (
+        re.compile(r"^picking up is impossible while the pile holds only"),
+        lambda m: _("nothing can be picked up while the pile holds only the base card"),
+    ),
+    (
+        re.compile(r"^picking up is only allowed when you cannot play"),
+        lambda m: _("at this table you may pick up only when you cannot play"),
+    ),
+    (
+        re.compile(r"^never two cards at once"),
+        lambda m: _("never two cards at once: play one card, or three or four of a rank"),
+    ),
+    (re.compile(r"^at most four cards"), lambda m: _("at most four cards go down at once")),
+    (
+        re.compile(r"^a joker is played alone"),
+        lambda m: _("a joker is played alone, never in a set"),
+    ),
+    (
+        re.compile(r"^cards played together must all be of one rank"),
+        lambda m: _("cards played together must all be of one rank"),
+    ),
+    (
+        re.compile(r"^(four|three) (\S+)s cannot go on an? (\S+): they must be"),
+        lambda m: (
+            _("%(rank)s cannot go on a %(top)s: a set must be equal to or higher than the top")
+            % {"rank": m[2], "top": m[3]}
+        ),
+    ),
+    (
+        re.compile(r"^three cards go down only as the other three"),
+        lambda m: _(
+            "at this table three cards go down only as the other three of the base card's rank"
+            " on the lone base card"
+        ),
+    ),
+    (
+        re.compile(r"^three (\S+)s cannot go on an? (\S+): three cards must be"),
+        lambda m: _("three cards must be of the top card's rank"),
+    ),
+    (
+        re.compile(r"^with (\d+) card\(s\) above the base card"),
+        lambda m: _("with %(n)s cards above the base card a pick-up takes them all") % {"n": m[1]},
+    ),
+    (
+        re.compile(r"^a pick-up of (\d+) is not allowed"),
+        lambda m: _("a pick-up of %(n)s cards is not allowed at this table") % {"n": m[1]},
+    ),
+    (re.compile(r"^the hand is over"), lambda m: _("the hand is over")),
+]
+
+
 def translate_illegal_move(message: str) -> str:
     """The engine explains in English which rule forbids a move; say it in the user's language."""
+    for pattern, say in _ILLEGAL_MOVE_REASONS:
+        match = pattern.search(message)
+        if match:
+            return _("Illegal move: %(reason)s") % {"reason": say(match)}
     return _("Illegal move: %(reason)s") % {"reason": message}
 
 
@@ -634,3 +733,174 @@ def match_set_annulled(*, match_id: int, now: datetime | None = None) -> Match:
         events.table_changed_on_commit(table.pk, version=None)
         events.lobby_changed_on_commit()
     return match
+
+
+# --- tournaments ------------------------------------------------------------------------
+# Helpers for tournaments.services, which holds the tournament's lock and decides who sits
+# where. A tournament table stays PLAYING while the tournament uses it (so no casual
+# seating command applies to it) and is CLOSED when it breaks. Each seating of a table
+# plays its own match, in which every player starts with the letters he carries.
+
+
+@dataclass(frozen=True)
+class SeatedPlayer:
+    """Who sits in seat ``position`` of a tournament table, with the letters he carries."""
+
+    position: int
+    user: User | None
+    bot_level: str
+    display_name: str
+    letters: int
+
+
+def in_tournament(table_id: int) -> bool:
+    """Whether the table belongs to a tournament (which then decides what it does next)."""
+    from tournaments.models import TournamentTable
+
+    return TournamentTable.objects.filter(table_id=table_id).exists()
+
+
+def tournament_table_create(
+    *,
+    owner: User,
+    name: str,
+    rules: Rules,
+    profile: str,
+    seats: int,
+    base_seconds: int,
+    increment_seconds: int,
+) -> Table:
+    """A public table (anyone may watch) with ``seats`` empty seats, in play from the start."""
+    table = Table.objects.create(
+        owner=owner,
+        name=name[:TABLE_NAME_MAX],
+        profile=profile,
+        rules_json=rules.to_json(),
+        seats_count=seats,
+        base_seconds=base_seconds,
+        increment_seconds=increment_seconds,
+        is_public=True,
+        status=Table.Status.PLAYING,
+    )
+    Seat.objects.bulk_create(Seat(table=table, position=p) for p in range(seats))
+    events.lobby_changed_on_commit()
+    return table
+
+
+def tournament_table_seat(*, table: Table, players: list[SeatedPlayer]) -> None:
+    """Sit ``players`` in their seats and empty every other seat (between hands only)."""
+    by_position = {p.position: p for p in players}
+    changed = []
+    for seat in table.seats.select_for_update().order_by("position"):
+        player = by_position.get(seat.position)
+        user, level = (player.user, player.bot_level) if player else (None, "")
+        if seat.user_id != (user.pk if user else None) or seat.bot_level != level:
+            seat.user, seat.bot_level = user, level
+            changed.append(seat)
+    if changed:
+        Seat.objects.bulk_update(changed, ["user", "bot_level"])
+        _seating_changed(table)
+
+
+def tournament_match_start(*, table: Table, players: list[SeatedPlayer], now: datetime) -> Match:
+    """Start a match of ``players`` (2-4, seated), each with his letters (0-2); deal hand 1.
+
+    The caller holds the tournament's lock and has closed the table's previous match.
+    """
+    players = sorted(players, key=lambda p: p.position)
+    first_dealer = secrets.randbelow(len(players))
+    state = MatchState(
+        players=len(players), dealer=first_dealer, letters=tuple(p.letters for p in players)
+    )
+    match = Match.objects.create(table=table, state=state.to_json())
+    MatchPlayer.objects.bulk_create(
+        MatchPlayer(
+            match=match,
+            seat=i,
+            table_position=p.position,
+            user=p.user,
+            bot_level=p.bot_level,
+            display_name=p.display_name,
+        )
+        for i, p in enumerate(players)
+    )
+    if table.status != Table.Status.PLAYING:
+        table.status = Table.Status.PLAYING
+        table.save(update_fields=["status", "updated_at"])
+    _deal_hand(match=match, table=table, number=1, dealer=first_dealer, now=now)
+    return match
+
+
+def tournament_match_close(*, match: Match, now: datetime) -> None:
+    """End a tournament match between hands without a result: its seating changes."""
+    if match.status == Match.Status.PLAYING:
+        match.status = Match.Status.FINISHED
+        match.finished_at = now
+        match.save(update_fields=["status", "finished_at"])
+
+
+def tournament_hand_deal(*, match: Match, now: datetime) -> Hand | None:
+    """Deal the next hand of a tournament match whose last hand is over (else None)."""
+    if match.status != Match.Status.PLAYING:
+        return None
+    last = match.hands.order_by("-number").first()
+    if last is None or not last.is_over:
+        return None
+    return _deal_hand(
+        match=match,
+        table=match.table,
+        number=last.number + 1,
+        dealer=match.match_state.dealer,
+        now=now,
+    )
+
+
+def tournament_table_close(*, table: Table, now: datetime) -> None:
+    """The tournament no longer uses the table: closed, and out of the lobby."""
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.CLOSED, updated_at=now)
+    events.table_changed_on_commit(table.pk, version=None)
+    events.lobby_changed_on_commit()
+
+
+def tournament_hand_stop(*, match: Match, now: datetime) -> Hand | None:
+    """Stop the hand in play of a match (locked by the caller) with no letter for anybody."""
+    return _stop_hand_in_play(match, now)
+
+
+def tournament_clocks_stop(*, hand: Hand, now: datetime) -> bool:
+    """Pause a hand (locked by the caller): the clock to move stops with the time left.
+
+    An overdue clock is applied first, as before any move. Returns whether it stopped.
+    """
+    if hand.is_over or hand.deadline is None or _apply_overdue_timeout(hand, now):
+        return False
+    to_move = hand.state["to_move"]
+    clocks = list(hand.clock_ms)
+    used_ms = max(0, int((now - hand.turn_started_at).total_seconds() * 1000))
+    clocks[to_move] = max(0, clocks[to_move] - used_ms)
+    hand.clock_ms = clocks
+    hand.turn_started_at = None
+    hand.deadline = None
+    hand.version += 1
+    hand.save(update_fields=["clock_ms", "turn_started_at", "deadline", "version"])
+    events.table_changed_on_commit(hand.match.table_id, version=hand.version)
+    return True
+
+
+def tournament_clocks_start(*, hand: Hand, now: datetime) -> bool:
+    """Resume a paused hand (locked by the caller): the clock to move runs from what is left."""
+    if hand.is_over or hand.deadline is not None:
+        return False
+    hand.turn_started_at = now
+    hand.deadline = now + timedelta(milliseconds=hand.clock_ms[hand.state["to_move"]])
+    hand.version += 1
+    hand.save(update_fields=["turn_started_at", "deadline", "version"])
+    events.hand_changed_on_commit(hand, table_id=hand.match.table_id)
+    return True
+
+
+def tournament_seat_vacate(*, table_id: int, position: int) -> None:
+    """An eliminated player leaves his seat at once. The table's row is not locked: this
+    runs inside the hand's transaction, which takes no table lock after the hand's."""
+    Seat.objects.filter(table_id=table_id, position=position).update(user=None, bot_level="")
+    events.table_changed_on_commit(table_id, version=None)

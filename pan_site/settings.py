@@ -108,6 +108,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "accounts.middleware.ModerationMiddleware",  # bans end sessions; report outcomes
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
@@ -183,6 +184,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60 * 60 * 2}
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Layer 3 of the clocks: overdue hands, due next hands, stalled bots.
     "sweep-hands": {"task": "games.sweep_hands", "schedule": 2.0, "options": {"expires": 2.0}},
+    # Tournaments due to start, and the next step of every running one (issue: tournaments).
+    "sweep-tournaments": {
+        "task": "tournaments.sweep",
+        "schedule": 3.0,
+        "options": {"expires": 3.0},
+    },
 }
 
 # --- Cache (rate limits of allauth and of our own) --------------------------------

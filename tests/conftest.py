@@ -14,6 +14,8 @@ def pytest_configure(config: pytest.Config) -> None:
         if settings.configured:
             # The test client speaks plain HTTP; production settings would redirect it.
             settings.SECURE_SSL_REDIRECT = False
+            # The site speaks Polish by default; tests read English unless they ask for Polish.
+            settings.LANGUAGE_CODE = "en"
             # Pages render without a collectstatic run; the browser tests serve the
             # collected, hashed files through a real server instead.
             settings.STORAGES = {

@@ -43,3 +43,27 @@ def make_table(owner: User | None = None, *, players: int = 2, rules=None, **fie
 
 def seated_users(table) -> list[User]:
     return [s.user for s in table.seats.select_related("user").order_by("position") if s.user]
+
+
+def moderators_group():
+    """The Moderators group as the migrations make it (a transactional test's flush drops it)."""
+    from importlib import import_module
+
+    from django.contrib.auth.models import Group, Permission
+
+    group, created = Group.objects.get_or_create(name="Moderators")
+    if created:
+        for migration in ("0002_moderators_group", "0004_moderators_permissions"):
+            module = import_module(f"accounts.migrations.{migration}")
+            for app_label, codename in module.MODERATOR_PERMISSIONS:
+                group.permissions.add(
+                    Permission.objects.get(content_type__app_label=app_label, codename=codename)
+                )
+    return group
+
+
+def make_moderator(username: str | None = None, **fields: object) -> User:
+    """A staff user in the Moderators group."""
+    user = make_user(username, is_staff=True, **fields)
+    user.groups.add(moderators_group())
+    return user

@@ -1,0 +1,196 @@
+"""Elimination tournaments: who registered, where everyone sits, letters and places.
+
+The games themselves are ordinary games rows (``games.Table``, ``Match``, ``Hand``);
+a tournament links its tables from this side (``TournamentTable``), so the games app
+knows nothing about tournaments beyond asking whether a table belongs to one.
+
+An entry carries its letters (0-3) from hand to hand and table to table; the match
+at a tournament table starts from the letters its players carry.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from games.engine import Rules
+from games.models import BotLevel, Table
+from tournaments.seating import MAX_PLAYERS, MAX_SEATS, MIN_PLAYERS, MIN_SEATS
+
+PAN = 3
+
+
+class Tournament(models.Model):
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled", _("registration open")
+        RUNNING = "running", _("running")
+        PAUSED = "paused", _("paused")
+        FINISHED = "finished", _("finished")
+        CANCELLED = "cancelled", _("cancelled")
+
+    name = models.CharField(_("name"), max_length=80)
+    description = models.TextField(_("description"), blank=True)
+    starts_at = models.DateTimeField(_("start time"))
+    min_players = models.PositiveSmallIntegerField(_("minimum players"), default=MIN_PLAYERS)
+    max_players = models.PositiveSmallIntegerField(_("maximum players"), default=64)
+    seats_per_table = models.PositiveSmallIntegerField(_("seats per table"), default=MAX_SEATS)
+    profile = models.CharField(_("rule profile"), max_length=32, blank=True)
+    rules_json = models.JSONField(_("rules"))
+    base_seconds = models.PositiveIntegerField(_("seconds per hand"), default=180)
+    increment_seconds = models.PositiveIntegerField(_("seconds added per action"), default=2)
+    bots_allowed = models.BooleanField(_("bots may be registered"), default=False)
+    seconds_between_hands = models.FloatField(_("seconds between hands"), default=4.0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED)
+
+    class CancelCause(models.TextChoices):
+        TOO_FEW = "too_few", _("fewer players registered than the minimum")
+        STAFF = "staff", _("cancelled by the staff")
+
+    cancel_cause = models.CharField(max_length=16, choices=CancelCause.choices, blank=True)
+    cancel_reason = models.CharField(_("reason for cancelling"), max_length=300, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournaments_created"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    paused_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-starts_at"]
+        indexes = [models.Index(fields=["status", "starts_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(min_players__gte=MIN_PLAYERS, max_players__lte=MAX_PLAYERS)
+                & models.Q(min_players__lte=models.F("max_players")),
+                name="tournament_players_3_to_512",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(seats_per_table__gte=MIN_SEATS, seats_per_table__lte=MAX_SEATS),
+                name="tournament_seats_2_to_4",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("tournaments:detail", kwargs={"tournament_id": self.pk})
+
+    @property
+    def rules(self) -> Rules:
+        return Rules.from_json(self.rules_json)
+
+    @property
+    def is_live(self) -> bool:
+        """Started and not over: running or paused."""
+        return self.status in (self.Status.RUNNING, self.Status.PAUSED)
+
+    @property
+    def is_over(self) -> bool:
+        return self.status in (self.Status.FINISHED, self.Status.CANCELLED)
+
+
+class TournamentTable(models.Model):
+    """A games table used by a tournament, numbered from 1; closed when it breaks."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="tables")
+    table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="tournament_table")
+    number = models.PositiveSmallIntegerField()
+    opened_at = models.DateTimeField(auto_now_add=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "number"], name="tournamenttable_number_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} #{self.number}"
+
+
+class TournamentEntry(models.Model):
+    """A registered player (a user, or a bot where the tournament allows bots)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tournament_entries",
+    )
+    bot_level = models.CharField(max_length=16, choices=BotLevel.choices, blank=True)
+    display_name = models.CharField(max_length=150)
+    registered_at = models.DateTimeField(auto_now_add=True)
+    letters = models.PositiveSmallIntegerField(default=0)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    eliminated_at = models.DateTimeField(null=True, blank=True)
+    disqualified = models.BooleanField(default=False)
+    disqualify_reason = models.CharField(max_length=300, blank=True)
+    table = models.ForeignKey(
+        TournamentTable,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="entries",
+    )
+    position = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament", "registered_at", "pk"]
+        verbose_name_plural = _("tournament entries")
+        indexes = [models.Index(fields=["tournament", "eliminated_at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "user"],
+                condition=models.Q(user__isnull=False),
+                name="tournamententry_one_per_user",
+            ),
+            models.UniqueConstraint(
+                fields=["tournament", "display_name"], name="tournamententry_name_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["table", "position"],
+                condition=models.Q(table__isnull=False),
+                name="tournamententry_one_per_seat",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(letters__lte=PAN), name="tournamententry_letters_0_to_3"
+            ),
+            models.CheckConstraint(
+                condition=~(models.Q(user__isnull=False) & ~models.Q(bot_level="")),
+                name="tournamententry_user_or_bot",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+    @property
+    def is_in(self) -> bool:
+        return self.eliminated_at is None
+
+
+class TournamentAnnouncement(models.Model):
+    """A message from the staff, shown on the tournament page."""
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="announcements"
+    )
+    text = models.CharField(_("announcement"), max_length=500)
+    posted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.text[:60]

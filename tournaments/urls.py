@@ -6,4 +6,19 @@ app_name = "tournaments"
 
 urlpatterns = [
     path("tournaments/", views.tournament_list, name="list"),
+    path("tournaments/new/", views.tournament_create, name="create"),
+    path("tournaments/<int:tournament_id>/", views.tournament_detail, name="detail"),
+    path("tournaments/<int:tournament_id>/edit/", views.tournament_edit, name="edit"),
+    path("tournaments/<int:tournament_id>/register/", views.tournament_register, name="register"),
+    path(
+        "tournaments/<int:tournament_id>/unregister/",
+        views.tournament_unregister,
+        name="unregister",
+    ),
+    path("tournaments/<int:tournament_id>/my-table/", views.tournament_follow, name="follow"),
+    path(
+        "tournaments/<int:tournament_id>/staff/<str:action>/",
+        views.tournament_staff_action,
+        name="staff",
+    ),
 ]

@@ -1,8 +1,152 @@
+"""Tournament pages: thin views that render a selector's data or call one service."""
+
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, user_passes_test
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from games.services import Refused
+from tournaments import selectors, services
+from tournaments.forms import TournamentForm
+from tournaments.models import Tournament
+
+staff_required = user_passes_test(lambda user: user.is_active and user.is_staff)
 
 
 def tournament_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "tournaments/list.html")
+    return render(request, "tournaments/list.html", {"lists": selectors.tournament_lists()})
+
+
+def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    page = selectors.tournament_page(tournament=tournament, viewer=request.user)
+    return render(request, "tournaments/detail.html", {"p": page})
+
+
+@require_POST
+@login_required
+def tournament_register(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    try:
+        services.tournament_register(tournament_id=tournament_id, user=request.user)
+    except Refused as refusal:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(request, _("You are registered. Good luck!"))
+    return redirect("tournaments:detail", tournament_id=tournament_id)
+
+
+@require_POST
+@login_required
+def tournament_unregister(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    try:
+        services.tournament_unregister(tournament_id=tournament_id, user=request.user)
+    except Refused as refusal:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(request, _("You have withdrawn from the tournament."))
+    return redirect("tournaments:detail", tournament_id=tournament_id)
+
+
+def tournament_follow(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Where the user plays now: his table, else the tournament page. From htmx (a page
+    following its player) the answer is an ``HX-Redirect``; otherwise a plain redirect."""
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    url = None
+    if request.user.is_authenticated:
+        url = selectors.current_table_url(tournament=tournament, user=request.user)
+    url = url or tournament.get_absolute_url()
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return redirect(url)
+
+
+@staff_required
+def tournament_create(request: HttpRequest) -> HttpResponse:
+    form = TournamentForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            tournament = services.tournament_create(by=request.user, settings=form.to_settings())
+        except Refused as refusal:
+            form.add_error(None, refusal.message)
+        else:
+            messages.success(request, _("The tournament is created; registration is open."))
+            return redirect(tournament)
+    return render(request, "tournaments/form.html", {"form": form, "tournament": None})
+
+
+@staff_required
+def tournament_edit(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    form = TournamentForm(request.POST or None, initial=TournamentForm.initial_of(tournament))
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.tournament_update(
+                tournament_id=tournament.pk, by=request.user, settings=form.to_settings()
+            )
+        except Refused as refusal:
+            form.add_error(None, refusal.message)
+        else:
+            messages.success(request, _("The tournament is saved."))
+            return redirect(tournament)
+    return render(request, "tournaments/form.html", {"form": form, "tournament": tournament})
+
+
+@require_POST
+@staff_required
+def tournament_staff_action(request: HttpRequest, tournament_id: int, action: str) -> HttpResponse:
+    """One staff button of the tournament page: one service call."""
+    by, data = request.user, request.POST
+    done = {
+        "start": _("The tournament has started."),
+        "pause": _("The tournament is paused: every clock has stopped."),
+        "resume": _("The tournament goes on."),
+        "cancel": _("The tournament is cancelled."),
+        "announce": _("The announcement is posted."),
+        "disqualify": _("The player is disqualified."),
+        "add_bot": _("A bot is registered."),
+    }
+    if action not in done:
+        raise Http404(_("Unknown command."))
+    try:
+        if action == "start":
+            services.tournament_start(tournament_id=tournament_id, by=by)
+        elif action == "pause":
+            services.tournament_pause(tournament_id=tournament_id, by=by)
+        elif action == "resume":
+            services.tournament_resume(tournament_id=tournament_id, by=by)
+        elif action == "cancel":
+            services.tournament_cancel(
+                tournament_id=tournament_id, by=by, reason=data.get("reason", "")
+            )
+        elif action == "announce":
+            services.tournament_announce(
+                tournament_id=tournament_id, by=by, text=data.get("text", "")
+            )
+        elif action == "disqualify":
+            services.tournament_disqualify(
+                tournament_id=tournament_id,
+                entry_id=_int(data.get("entry")),
+                by=by,
+                reason=data.get("reason", ""),
+            )
+        elif action == "add_bot":
+            services.tournament_register_bot(
+                tournament_id=tournament_id, by=by, level=data.get("level", "")
+            )
+    except Refused as refusal:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(request, done[action])
+    return redirect("tournaments:detail", tournament_id=tournament_id)
+
+
+def _int(value: str | None) -> int:
+    try:
+        return int(value or "")
+    except ValueError:
+        raise Refused(_("That message could not be read.")) from None

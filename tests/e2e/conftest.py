@@ -21,9 +21,9 @@ from tests.processes import (
     ROOT,
     base_env,
     celery_worker_args,
+    database_url_for_processes,
     free_port,
     running,
-    database_url_for_processes,
     wait_for_log,
     wait_for_port,
 )

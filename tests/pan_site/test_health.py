@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.processes import ROOT, base_env, free_port
+from tests.processes import ROOT, base_env, database_url_for_processes, free_port
 
 pytestmark = [pytest.mark.django_db, pytest.mark.redis]
 
@@ -32,6 +32,7 @@ def test_healthz_reports_an_unreachable_redis_as_503():
         "print(json.dumps({'status': r.status_code, 'body': r.json()}))"
     )
     env = base_env(
+        DATABASE_URL=database_url_for_processes(),
         REDIS_URL=f"redis://127.0.0.1:{free_port()}/0",
         DJANGO_SETTINGS_MODULE="pan_site.settings",
     )

@@ -1,0 +1,96 @@
+"""A player registers in the browser, the tournament starts, his page follows him to his
+table by itself, and a spectator's tournament page updates live when someone is out."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tests.factories import make_user
+from tests.tournaments.helpers import make_staff, make_tournament
+from tournaments.models import TournamentEntry
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def new_page(browser: Browser) -> tuple[BrowserContext, Page]:
+    context = browser.new_context(locale="en-GB", viewport={"width": 390, "height": 844})
+    context.set_default_timeout(15_000)
+    return context, context.new_page()
+
+
+def log_in(page: Page, site, username: str) -> None:
+    from tests.factories import PASSWORD
+
+    page.goto(f"{site.url}/accounts/login/")
+    page.fill("input[name=login]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    expect(page.get_by_test_id("nav-profile")).to_have_text(username)
+
+
+def live(page: Page) -> None:
+    """Wait until the page's websocket is open (events before that would be missed)."""
+    expect(page.locator(".tournament-page[data-ws=open]")).to_have_count(1)
+
+
+def test_a_player_registers_his_page_follows_him_and_the_standings_update_live(site, browser):
+    staff = make_staff("staff_e2e")
+    make_user("ola_e2e")
+    tournament = make_tournament(
+        by=staff,
+        name="Browser cup",
+        bots=3,
+        seats_per_table=4,
+        max_actions=30,
+        base_seconds=5,
+        increment_seconds=0,
+        seconds_between_hands=1.0,
+    )
+    url = f"{site.url}/tournaments/{tournament.pk}/"
+
+    ola_ctx, ola = new_page(browser)
+    log_in(ola, site, "ola_e2e")
+    ola.goto(url)
+    expect(ola.get_by_text("How the tournament works")).to_be_visible()
+    ola.get_by_test_id("register").click()
+    expect(ola.get_by_text("You are registered. Good luck!")).to_be_visible()
+    expect(ola.get_by_test_id("registrants")).to_contain_text("ola_e2e")
+
+    watcher_ctx, watcher = new_page(browser)
+    watcher.goto(url)
+    expect(watcher.get_by_test_id("registrants").locator("li")).to_have_count(4)
+    for page in (ola, watcher):
+        live(page)
+    watcher.evaluate("window.notReloaded = true")
+
+    # Everyone carries P-A already: the first loser at the table is out. The staff starts
+    # the tournament now from its page.
+    tournament.entries.update(letters=2)
+    staff_ctx, staff_page = new_page(browser)
+    log_in(staff_page, site, staff.username)
+    staff_page.goto(url)
+    staff_page.get_by_test_id("start-now").click()
+    expect(staff_page.get_by_text("The tournament has started.")).to_be_visible()
+
+    # Ola's page takes her to her table by itself, where her cards are dealt.
+    table_id = TournamentEntry.objects.get(user__username="ola_e2e").table.table_id
+    expect(ola).to_have_url(re.compile(rf"/tables/{table_id}/$"))
+    expect(ola.get_by_test_id("my-hand")).to_be_visible()
+
+    # The spectator's page turned into standings and follows the play without a reload.
+    expect(watcher.get_by_test_id("standing-in")).to_have_count(4)
+    expect(watcher.get_by_test_id("tournament-table")).to_have_count(1)
+    expect(watcher.get_by_test_id("standing-out")).to_have_count(1, timeout=60_000)
+    expect(watcher.get_by_test_id("standing-in")).to_have_count(3)
+    out = watcher.get_by_test_id("standing-out").first
+    expect(out).to_contain_text("4.")
+    assert watcher.evaluate("window.notReloaded") is True
+
+    staff_page.goto(url)
+    staff_page.get_by_test_id("cancel").click()
+    expect(staff_page.get_by_test_id("status")).to_have_text("cancelled")
+    for ctx in (ola_ctx, watcher_ctx, staff_ctx):
+        ctx.close()

@@ -1,0 +1,193 @@
+"""Tournament pages: list, detail, registration, the staff page and actions, the profile."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from tests.factories import make_user
+from tests.tournaments.helpers import make_staff, make_tournament, started
+from tournaments.models import Tournament, TournamentEntry
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def english(settings):
+    settings.LANGUAGE_CODE = "en"
+
+
+def client_for(user=None) -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def test_the_list_shows_upcoming_running_and_finished_tournaments():
+    make_tournament(name="Spring cup")
+    started(make_tournament(name="Night cup", bots=3))
+    page = client_for().get("/tournaments/").content.decode()
+    upcoming, running = page.index('data-testid="upcoming"'), page.index('data-testid="running"')
+    assert page.index("Spring cup") > upcoming
+    assert running < page.index("Night cup") < upcoming
+    assert "3 of 3 players still in" in page
+
+
+def test_the_page_explains_the_format_and_a_user_registers_and_withdraws():
+    tournament = make_tournament(name="Spring cup", min_players=5)
+    ola = make_user("ola_page")
+    client = client_for(ola)
+    page = client.get(tournament.get_absolute_url()).content.decode()
+    assert "How the tournament works" in page
+    assert "if fewer than 5 players have registered, the tournament is" in page
+    assert "the smallest table breaks" in page
+    assert 'data-testid="register"' in page
+    response = client.post(f"/tournaments/{tournament.pk}/register/", follow=True)
+    assert "You are registered" in response.content.decode()
+    assert TournamentEntry.objects.filter(tournament=tournament, user=ola).exists()
+    assert ola.username in response.content.decode()
+    client.post(f"/tournaments/{tournament.pk}/unregister/")
+    assert not TournamentEntry.objects.filter(tournament=tournament, user=ola).exists()
+
+
+def test_a_visitor_is_sent_to_log_in_to_register():
+    tournament = make_tournament()
+    response = client_for().post(f"/tournaments/{tournament.pk}/register/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_a_running_tournament_shows_standings_and_tables_to_watch():
+    ola = make_user("ola_run")
+    tournament = started(make_tournament(bots=4, users=[ola]))
+    page = client_for(ola).get(tournament.get_absolute_url()).content.decode()
+    assert page.count('data-testid="standing-in"') == 5
+    assert page.count('data-testid="tournament-table"') == 2
+    assert 'data-testid="my-table"' in page
+    table_id = TournamentEntry.objects.get(user=ola).table.table_id
+    assert f'href="/tables/{table_id}/"' in page
+
+
+def test_follow_answers_htmx_with_the_users_table_and_others_with_a_redirect():
+    ola = make_user("ola_follow")
+    tournament = started(make_tournament(bots=2, users=[ola]))
+    table_url = f"/tables/{TournamentEntry.objects.get(user=ola).table.table_id}/"
+    url = f"/tournaments/{tournament.pk}/my-table/"
+    response = client_for(ola).get(url, HTTP_HX_REQUEST="true")
+    assert response["HX-Redirect"] == table_url
+    assert client_for(ola).get(url)["Location"] == table_url
+    assert client_for().get(url)["Location"] == tournament.get_absolute_url()
+
+
+def test_staff_pages_and_actions_are_for_the_staff_only():
+    tournament = make_tournament(bots=3)
+    player = client_for(make_user())
+    assert player.get("/tournaments/new/").status_code == 302
+    assert player.post(f"/tournaments/{tournament.pk}/staff/start/").status_code == 302
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.SCHEDULED
+
+    staff = client_for(tournament.created_by)
+    staff.post(f"/tournaments/{tournament.pk}/staff/add_bot/", {"level": "greedy"})
+    staff.post(f"/tournaments/{tournament.pk}/staff/announce/", {"text": "Welcome!"})
+    response = staff.post(f"/tournaments/{tournament.pk}/staff/start/", follow=True)
+    page = response.content.decode()
+    assert "The tournament has started." in page and "Welcome!" in page
+    assert Tournament.objects.get(pk=tournament.pk).entries.count() == 4
+    staff.post(f"/tournaments/{tournament.pk}/staff/pause/")
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.PAUSED
+    staff.post(f"/tournaments/{tournament.pk}/staff/resume/")
+    entry = tournament.entries.first()
+    staff.post(
+        f"/tournaments/{tournament.pk}/staff/disqualify/", {"entry": entry.pk, "reason": "x"}
+    )
+    entry.refresh_from_db()
+    assert entry.disqualified and entry.place == 4
+    staff.post(f"/tournaments/{tournament.pk}/staff/cancel/", {"reason": "storm"})
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.CANCELLED
+    assert staff.post(f"/tournaments/{tournament.pk}/staff/nonsense/").status_code == 404
+
+
+def test_the_staff_create_and_edit_tournaments_on_their_page():
+    staff = client_for(make_staff())
+    starts = (timezone.localtime() + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M")
+    form = {
+        "name": "Autumn cup",
+        "description": "Bring snacks.",
+        "starts_at": starts,
+        "min_players": 3,
+        "max_players": 40,
+        "seats_per_table": 3,
+        "profile": "tournament",
+        "max_actions": 200,
+        "base_seconds": 120,
+        "increment_seconds": 1,
+        "seconds_between_hands": 3,
+        "bots_allowed": "on",
+    }
+    response = staff.post("/tournaments/new/", form)
+    tournament = Tournament.objects.get(name="Autumn cup")
+    assert response["Location"] == tournament.get_absolute_url()
+    assert tournament.seats_per_table == 3 and tournament.rules.max_actions == 200
+    assert tournament.rules.max_actions_result == "most_cards"
+    edit = staff.get(f"/tournaments/{tournament.pk}/edit/").content.decode()
+    assert 'value="Autumn cup"' in edit
+    staff.post(f"/tournaments/{tournament.pk}/edit/", {**form, "max_players": 20})
+    assert Tournament.objects.get(pk=tournament.pk).max_players == 20
+    bad = staff.post("/tournaments/new/", {**form, "name": "Bad", "min_players": 2})
+    assert bad.status_code == 200 and not Tournament.objects.filter(name="Bad").exists()
+
+
+def test_the_admin_creates_through_the_service_and_starts_now():
+    staff = make_staff()
+    staff.is_superuser = True
+    staff.save()
+    client = client_for(staff)
+    starts = timezone.localtime() + timedelta(days=1)
+    response = client.post(
+        "/admin/tournaments/tournament/add/",
+        {
+            "name": "Admin cup",
+            "description": "",
+            "starts_at_0": starts.strftime("%Y-%m-%d"),
+            "starts_at_1": starts.strftime("%H:%M:%S"),
+            "min_players": 3,
+            "max_players": 10,
+            "seats_per_table": 4,
+            "profile": "tournament",
+            "max_actions": 100,
+            "base_seconds": 60,
+            "increment_seconds": 0,
+            "seconds_between_hands": 4,
+            "bots_allowed": "on",
+            "entries-TOTAL_FORMS": 0,
+            "entries-INITIAL_FORMS": 0,
+            "announcements-TOTAL_FORMS": 0,
+            "announcements-INITIAL_FORMS": 0,
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:3000]
+    tournament = Tournament.objects.get(name="Admin cup")
+    assert tournament.created_by == staff and tournament.rules.max_actions == 100
+    for _ in range(3):
+        client.post(f"/tournaments/{tournament.pk}/staff/add_bot/", {"level": "random"})
+    client.post(
+        "/admin/tournaments/tournament/",
+        {"action": "start_now", "_selected_action": [tournament.pk]},
+    )
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.RUNNING
+    change = client.get(f"/admin/tournaments/tournament/{tournament.pk}/change/")
+    assert change.status_code == 200 and "Bot 3" in change.content.decode()
+
+
+def test_the_profile_lists_tournaments_and_places():
+    ola = make_user("ola_profile")
+    tournament = started(make_tournament(name="Summer cup", bots=2, users=[ola]))
+    entry = TournamentEntry.objects.get(user=ola)
+    TournamentEntry.objects.filter(pk=entry.pk).update(place=2)
+    page = client_for().get(f"/u/{ola.username}/").content.decode()
+    assert "Tournaments and places" in page
+    assert "Summer cup" in page and "place 2 of 3" in page
+    assert tournament.get_absolute_url() in page

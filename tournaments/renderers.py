@@ -1,0 +1,49 @@
+"""HTML fragments for the tournament websockets, rendered from the page template's partials.
+
+Every fragment's root element carries its id and ``hx-swap-oob``, so htmx's ws
+extension swaps it into the page in place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import translation
+
+from accounts.models import User
+from tournaments import events, selectors
+from tournaments.models import Tournament
+
+LIVE_PARTIALS = ("status", "standings", "announcements")
+FOLLOW_DELAY_MS = {events.FOLLOW_ELIMINATED: 3000, events.FOLLOW_MOVED: 1500}
+
+
+def tournament_fragments(*, tournament_id: int, viewer: User | None, language: str) -> str:
+    """The live parts of the tournament page for one viewer."""
+    with translation.override(language):
+        tournament = Tournament.objects.get(pk=tournament_id)
+        page = selectors.tournament_page(tournament=tournament, viewer=viewer)
+        context = {"p": page, "oob": True}
+        return "".join(
+            render_to_string(f"tournaments/detail.html#{name}", context) for name in LIVE_PARTIALS
+        )
+
+
+def follow_fragment(event: dict[str, Any], language: str) -> str:
+    """A tiny element appended to the page: after a moment it asks where the user plays now
+    and the answer (``HX-Redirect``) takes the page there."""
+    kind = str(event.get("kind", ""))
+    tournament_id = int(event["tournament"])
+    with translation.override(language):
+        return render_to_string(
+            "tournaments/detail.html#follow",
+            {
+                "kind": kind,
+                "follow_url": reverse(
+                    "tournaments:follow", kwargs={"tournament_id": tournament_id}
+                ),
+                "delay_ms": FOLLOW_DELAY_MS.get(kind, 300),
+            },
+        )

@@ -1,0 +1,315 @@
+"""Reads for the tournament pages, the live standings and the profile, as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import User
+from games.engine import LETTERS
+from games.models import BotLevel, Hand, Match
+from games.selectors import bot_label, rules_summary, time_control_label
+from tournaments.models import (
+    PAN,
+    Tournament,
+    TournamentAnnouncement,
+    TournamentEntry,
+    TournamentTable,
+)
+
+FINISHED_SHOWN = 30
+
+
+# --- lists ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TournamentLists:
+    upcoming: list[Tournament]
+    running: list[Tournament]
+    finished: list[Tournament]
+
+
+def tournament_lists() -> TournamentLists:
+    """Upcoming (registration open), running (or paused) and the latest finished ones."""
+    tournaments = Tournament.objects.annotate(
+        registered=Count("entries"),
+        still_in=Count("entries", filter=Q(entries__eliminated_at__isnull=True)),
+    )
+    status = Tournament.Status
+    return TournamentLists(
+        upcoming=list(tournaments.filter(status=status.SCHEDULED).order_by("starts_at")),
+        running=list(
+            tournaments.filter(status__in=[status.RUNNING, status.PAUSED]).order_by("started_at")
+        ),
+        finished=list(
+            tournaments.filter(status__in=[status.FINISHED, status.CANCELLED])
+            .prefetch_related(
+                Prefetch("entries", queryset=TournamentEntry.objects.filter(place=1), to_attr="won")
+            )
+            .order_by("-finished_at")[:FINISHED_SHOWN]
+        ),
+    )
+
+
+# --- one tournament ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    entry_id: int
+    name: str
+    is_bot: bool
+    bot_level: str
+    letters: str
+    place: int | None
+    table_number: int | None
+    table_url: str | None
+    disqualified: bool
+    is_me: bool
+
+
+@dataclass(frozen=True)
+class TableRow:
+    number: int
+    url: str
+    players: list[StandingRow]
+    hands: int
+
+
+@dataclass(frozen=True)
+class Standings:
+    players_in: list[StandingRow]  # by fewest letters
+    eliminated: list[StandingRow]  # by place
+    tables: list[TableRow]
+    winner: StandingRow | None
+    is_final: bool
+    hands_played: int
+
+
+@dataclass(frozen=True)
+class TournamentPage:
+    tournament: Tournament
+    rules_lines: list[str]
+    time_control: str
+    registrants: list[TournamentEntry]
+    my_entry: TournamentEntry | None
+    can_register: bool
+    can_unregister: bool
+    is_staff: bool
+    standings: Standings | None
+    announcements: list[TournamentAnnouncement]
+    bot_levels: list[tuple[str, str]]
+
+
+def tournament_page(
+    *, tournament: Tournament, viewer: User | None, now: datetime | None = None
+) -> TournamentPage:
+    """Everything the tournament page shows to ``viewer`` (None: a visitor)."""
+    now = now or timezone.now()
+    viewer = viewer if viewer is not None and viewer.is_authenticated else None
+    registrants = list(tournament.entries.select_related("user").order_by("registered_at", "pk"))
+    my_entry = next((e for e in registrants if viewer and e.user_id == viewer.pk), None)
+    open_ = tournament.status == Tournament.Status.SCHEDULED and now < tournament.starts_at
+    started = tournament.started_at is not None
+    return TournamentPage(
+        tournament=tournament,
+        rules_lines=rules_summary(tournament.rules),
+        time_control=time_control_label(tournament.base_seconds, tournament.increment_seconds),
+        registrants=registrants,
+        my_entry=my_entry,
+        can_register=(
+            viewer is not None
+            and open_
+            and my_entry is None
+            and len(registrants) < tournament.max_players
+        ),
+        can_unregister=viewer is not None and open_ and my_entry is not None,
+        is_staff=viewer is not None and viewer.is_staff,
+        standings=tournament_standings(tournament=tournament, viewer=viewer) if started else None,
+        announcements=list(tournament.announcements.all()[:20]),
+        bot_levels=list(BotLevel.choices),
+    )
+
+
+def tournament_standings(*, tournament: Tournament, viewer: User | None) -> Standings:
+    """Players still in by fewest letters, then the eliminated by place; the open tables."""
+    viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
+    links = {
+        link.pk: link
+        for link in TournamentTable.objects.filter(tournament=tournament, closed_at__isnull=True)
+    }
+    rows_in: list[StandingRow] = []
+    rows_out: list[StandingRow] = []
+    by_table: dict[int, list[StandingRow]] = {pk: [] for pk in links}
+    for entry in tournament.entries.all():
+        link = links.get(entry.table_id) if entry.table_id else None
+        row = StandingRow(
+            entry_id=entry.pk,
+            name=entry.display_name,
+            is_bot=bool(entry.bot_level),
+            bot_level=bot_label(entry.bot_level) if entry.bot_level else "",
+            letters=LETTERS[entry.letters],
+            place=entry.place,
+            table_number=link.number if link else None,
+            table_url=_table_url(link.table_id) if link else None,
+            disqualified=entry.disqualified,
+            is_me=viewer_id is not None and entry.user_id == viewer_id,
+        )
+        (rows_in if entry.eliminated_at is None else rows_out).append(row)
+        if link is not None:
+            by_table[link.pk].append(row)
+    rows_in.sort(key=lambda r: (len(r.letters), r.name.lower()))  # "P", "PA": fewest first
+    rows_out.sort(key=lambda r: (r.place or 0, r.name.lower()))
+    hands = _hands_by_table(tournament)
+    tables = [
+        TableRow(
+            number=link.number,
+            url=_table_url(link.table_id),
+            players=sorted(by_table[pk], key=lambda r: r.name.lower()),
+            hands=hands.get(link.table_id, 0),
+        )
+        for pk, link in sorted(links.items(), key=lambda item: item[1].number)
+    ]
+    winner = next((r for r in rows_in if r.place == 1), None)
+    if winner is None:
+        winner = next((r for r in rows_out if r.place == 1), None)
+    return Standings(
+        players_in=rows_in,
+        eliminated=rows_out,
+        tables=tables,
+        winner=winner if tournament.status == Tournament.Status.FINISHED else None,
+        is_final=tournament.is_live and len(tables) == 1,
+        hands_played=sum(hands.values()),
+    )
+
+
+def _table_url(table_id: int) -> str:
+    return reverse("games:table", kwargs={"table_id": table_id})
+
+
+def _hands_by_table(tournament: Tournament) -> dict[int, int]:
+    return dict(
+        Hand.objects.filter(match__table__tournament_table__tournament=tournament)
+        .values("match__table_id")
+        .annotate(n=Count("pk"))
+        .values_list("match__table_id", "n")
+    )
+
+
+def tournament_hands(tournament: Tournament) -> QuerySet[Hand]:
+    """Every hand played at the tournament's tables, in the order they ended."""
+    return (
+        Hand.objects.filter(match__table__tournament_table__tournament=tournament)
+        .select_related("match")
+        .order_by("finished_at", "pk")
+    )
+
+
+def current_table_url(*, tournament: Tournament, user: User) -> str | None:
+    """Where the user plays in the tournament now, if he is seated."""
+    entry = (
+        tournament.entries.filter(user=user, eliminated_at__isnull=True, table__isnull=False)
+        .select_related("table")
+        .first()
+    )
+    return _table_url(entry.table.table_id) if entry else None
+
+
+# --- the profile -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProfileTournament:
+    tournament: Tournament
+    place: int | None
+    players: int
+    disqualified: bool
+
+
+def user_tournaments(*, user: User) -> list[ProfileTournament]:
+    """The tournaments a user registered for, latest first, with his place."""
+    entries = (
+        TournamentEntry.objects.filter(user=user)
+        .select_related("tournament")
+        .annotate(players=Count("tournament__entries"))
+        .order_by("-tournament__starts_at")
+    )
+    return [
+        ProfileTournament(
+            tournament=e.tournament, place=e.place, players=e.players, disqualified=e.disqualified
+        )
+        for e in entries
+    ]
+
+
+# --- audit -------------------------------------------------------------------------------------
+
+
+def tournament_audit(*, tournament: Tournament) -> list[str]:
+    """Check a tournament against its Hand records; returns the problems found (none: []).
+
+    Replays every hand at its tables in the order they ended. Each match must hold, for
+    every player, the letters he carried into it plus the hands he lost in it; every
+    entry's letters are the hands he lost; an elimination happens at the moment of the
+    third loss, and its place is one more than the players still in after that moment. A
+    finished tournament has one winner, and everyone else is out with P-A-N (or
+    disqualified).
+    """
+    problems: list[str] = []
+    entries = list(tournament.entries.all())
+    by_user = {e.user_id: e for e in entries if e.user_id}
+    by_name = {e.display_name: e for e in entries}
+    losses = dict.fromkeys((e.pk for e in entries), 0)
+    third_loss_at: dict[int, datetime] = {}
+    matches: dict[int, tuple[Match, dict[int, TournamentEntry], dict[int, int], dict[int, int]]]
+    matches = {}
+    for hand in tournament_hands(tournament):
+        if hand.match_id not in matches:
+            seats: dict[int, TournamentEntry] = {}
+            for p in hand.match.players.all():
+                entry = by_user.get(p.user_id) if p.user_id else by_name.get(p.display_name)
+                if entry is None:
+                    problems.append(f"match {hand.match_id}: {p.display_name} is not registered")
+                else:
+                    seats[p.seat] = entry
+            carried = {seat: losses[entry.pk] for seat, entry in seats.items()}
+            matches[hand.match_id] = (hand.match, seats, carried, dict.fromkeys(seats, 0))
+        loser = (hand.outcome or {}).get("loser")
+        entry = matches[hand.match_id][1].get(loser) if loser is not None else None
+        if entry is not None:
+            matches[hand.match_id][3][loser] += 1
+            losses[entry.pk] += 1
+            if losses[entry.pk] == PAN:
+                third_loss_at[entry.pk] = hand.finished_at
+    for match, seats, carried, lost in matches.values():
+        letters = match.match_state.letters
+        for seat, entry in seats.items():
+            if letters[seat] != carried[seat] + lost[seat]:
+                problems.append(f"match {match.pk}: {entry} did not carry his letters")
+    for entry in entries:
+        if entry.letters != min(losses[entry.pk], PAN):
+            problems.append(f"{entry}: {entry.letters} letters, {losses[entry.pk]} hands lost")
+        if entry.eliminated_at is None:
+            continue
+        if not entry.disqualified:
+            if losses[entry.pk] != PAN:
+                problems.append(f"{entry}: eliminated without P-A-N")
+            elif third_loss_at.get(entry.pk) != entry.eliminated_at:
+                problems.append(f"{entry}: eliminated at another moment than his third loss")
+        after = sum(
+            1 for o in entries if o.eliminated_at is None or o.eliminated_at > entry.eliminated_at
+        )
+        if entry.place != after + 1:
+            problems.append(f"{entry}: place {entry.place}, expected {after + 1}")
+    if tournament.status == Tournament.Status.FINISHED:
+        winners = [e for e in entries if e.eliminated_at is None]
+        if len(winners) != 1 or winners[0].place != 1:
+            problems.append(f"not one winner: {winners}")
+        elif losses[winners[0].pk] >= PAN:
+            problems.append(f"the winner {winners[0]} has P-A-N")
+    return problems
