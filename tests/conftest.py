@@ -16,6 +16,8 @@ def pytest_configure(config: pytest.Config) -> None:
             settings.SECURE_SSL_REDIRECT = False
             # The site speaks Polish by default; tests read English unless they ask for Polish.
             settings.LANGUAGE_CODE = "en"
+            # whitenoise looks for the collected files (the browser tests collect their own).
+            settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
             # Pages render without a collectstatic run; the browser tests serve the
             # collected, hashed files through a real server instead.
             settings.STORAGES = {
