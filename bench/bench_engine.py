@@ -1,6 +1,6 @@
-"""Engine throughput: ``python -m bench.bench_engine``.
+"""Engine throughput and the bots: ``python -m bench.bench_engine``.
 
-Plays whole hands (default rules, 4 players) choosing uniformly among
+Engine: plays whole hands (default rules, 4 players) choosing uniformly among
 ``legal_moves()`` with a seeded ``random.Random`` -- randomness lives here,
 never in the engine -- and counts plays and pick-ups per second, single
 core. Each hand ends by its outcome or at ``max_actions``. Several runs of
@@ -8,21 +8,50 @@ at least ``--seconds`` each; the median is printed as::
 
     engine actions/s: N
 
-Rows for bots can be added later: write a ``chooser`` (state, rng) -> move
-and pass it to :func:`measure` with its own label in :func:`main`.
+Bots (``games.bots.choose_move``, always through the view of the seat to
+move, as the site calls it), after that line:
+
+- ``bot <level> decisions/s: N`` for every level, timed on positions from
+  real hands where the seat to move has a real choice (two moves at least
+  that differ in effect); for ismcts at its default budget also
+  ``bot ismcts ms/decision (default budget): N``;
+- ``strength <level> vs 3 greedy: letters share X % over N hands (losers: L)``:
+  the level takes one seat of four, greedy bots the others, default rules;
+  the seat and the dealer rotate; X is the level's letters out of the L
+  letters given (a hand cut off at ``max_actions`` or tied gives none), fair
+  share 25 %;
+- ``all-ismcts hands ending before max_actions: X % over N hands``.
+
+The strength hands are spread over ``--processes`` worker processes and the
+ismcts seats search with ``--playouts`` per decision (printed), fewer than the
+default, so that the whole bench stays within about a quarter of an hour on
+two cores. Every hand and every decision is seeded, so the figures are the
+same on every run and machine; only the timings vary. ``--quick`` runs a
+short version. Nothing is asserted: figures only.
+
+More rows: write a ``chooser`` (state, rng) -> move and pass it to
+:func:`measure` with its own label in :func:`main`.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
-from games.engine import HandState, Move, Rules, deal
+from games.bots import DEFAULT_PLAYOUTS, LEVELS, choose_move
+from games.bots.features import distinct_moves
+from games.engine import HandState, Move, Rules, deal, move_from_json
 
 Chooser = Callable[[HandState, random.Random], Move]
+
+PLAYERS = 4
+STRENGTH_PLAYOUTS = 50
 
 
 def random_chooser(state: HandState, rng: random.Random) -> Move:
@@ -73,13 +102,164 @@ def measure(
     return statistics.median(rates)
 
 
+# -- bots ----------------------------------------------------------------------
+
+
+def bot_move(level: str, state: HandState, seed: str, playouts: int | None = None) -> Move:
+    """The move of the bot of ``level`` for the seat to move, from that seat's view."""
+    view = state.view_for(state.to_move)
+    return move_from_json(choose_move(level, view, seed=seed, playouts=playouts))
+
+
+def decision_views(count: int, *, seed: str = "decisions") -> list[dict[str, Any]]:
+    """``count`` views from greedy hands (default rules) in which the seat to move has a choice."""
+    views: list[dict[str, Any]] = []
+    rng = random.Random(seed)
+    hand_no = 0
+    while len(views) < count:
+        state = deal(Rules(), PLAYERS, hand_no % PLAYERS, f"{seed}:{hand_no}")
+        while state.outcome is None and len(views) < count:
+            choices = distinct_moves(state.legal_moves(), state.rules.spades_back)
+            # Sampled thinly, so the positions come from every stage of many hands.
+            if len(choices) >= 2 and rng.random() < 0.1:
+                views.append(state.view_for(state.to_move))
+            state = state.apply(bot_move("greedy", state, "decisions"))
+        hand_no += 1
+    return views
+
+
+def decision_rate(
+    level: str, views: list[dict[str, Any]], *, min_seconds: float
+) -> tuple[float, float]:
+    """(decisions per second, ms per decision) of ``level`` at its default budget."""
+    clock = time.perf_counter
+    done = 0
+    start = clock()
+    while True:
+        for k, view in enumerate(views):
+            choose_move(level, view, seed=f"rate:{k}")
+        done += len(views)
+        elapsed = clock() - start
+        if elapsed >= min_seconds:
+            return done / elapsed, 1000 * elapsed / done
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """One strength hand: who lost (None: no letter), the studied seat, how it ended."""
+
+    loser: int | None
+    hero: int
+    reason: str
+
+
+def play_strength_hand(task: tuple[int, tuple[str, ...], int]) -> HandResult:
+    """Play hand ``number``, ``levels[i]`` at seat ``(hero + i) % 4``; the hero is ``levels[0]``.
+
+    The hero seat and the dealer rotate with the hand number so that the hero
+    sits at every seat, before and after the dealer, equally often. A
+    top-level function, so that worker processes can receive it.
+    """
+    number, levels, playouts = task
+    hero = number % PLAYERS
+    dealer = (number // PLAYERS) % PLAYERS
+    seat_levels = [levels[(seat - hero) % PLAYERS] for seat in range(PLAYERS)]
+    state = deal(Rules(), PLAYERS, dealer, f"strength:{number}")
+    while state.outcome is None:
+        level = seat_levels[state.to_move]
+        seed = f"strength:{number}:{state.action_count}"
+        budget = playouts if level == "ismcts" else None
+        state = state.apply(bot_move(level, state, seed, budget))
+    return HandResult(state.outcome.loser, hero, state.outcome.reason)
+
+
+def play_hands(
+    levels: tuple[str, ...], hands: int, *, playouts: int, processes: int
+) -> list[HandResult]:
+    """Play ``hands`` strength hands with ``levels`` (seat by seat from the rotating hero)."""
+    tasks: Iterable[tuple[int, tuple[str, ...], int]] = (
+        (number, levels, playouts) for number in range(hands)
+    )
+    if processes <= 1:
+        return [play_strength_hand(task) for task in tasks]
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        return list(pool.imap(play_strength_hand, tasks, chunksize=2))
+
+
+def strength_row(level: str, hands: int, *, playouts: int, processes: int) -> str:
+    """The ``strength <level> vs 3 greedy`` row."""
+    results = play_hands(
+        (level, "greedy", "greedy", "greedy"), hands, playouts=playouts, processes=processes
+    )
+    losers = [r for r in results if r.loser is not None]
+    taken = sum(1 for r in losers if r.loser == r.hero)
+    share = 100 * taken / len(losers) if losers else 0.0
+    return (
+        f"strength {level} vs 3 greedy: letters share {share:.1f} % over {hands} hands"
+        f" (losers: {len(losers)})"
+    )
+
+
+def all_ismcts_row(hands: int, *, playouts: int, processes: int) -> str:
+    """The ``all-ismcts hands ending before max_actions`` row."""
+    results = play_hands(("ismcts",) * PLAYERS, hands, playouts=playouts, processes=processes)
+    ended = sum(1 for r in results if r.reason != "max_actions")
+    return (
+        f"all-ismcts hands ending before max_actions: {100 * ended / hands:.1f} %"
+        f" over {hands} hands"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs; the median is printed")
     parser.add_argument("--seconds", type=float, default=5.0, help="length of one run")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a short version of the bot rows (the engine row keeps --runs and --seconds)",
+    )
+    parser.add_argument(
+        "--hands", type=int, default=None, help="strength hands per level (default 2000)"
+    )
+    parser.add_argument(
+        "--table-hands", type=int, default=None, help="all-ismcts hands (default 200)"
+    )
+    parser.add_argument("--processes", type=int, default=2, help="worker processes")
+    parser.add_argument(
+        "--playouts",
+        type=int,
+        default=STRENGTH_PLAYOUTS,
+        help=f"ismcts playouts per decision in the strength hands (default {STRENGTH_PLAYOUTS})",
+    )
+    parser.add_argument("--no-bots", action="store_true", help="only the engine row")
     args = parser.parse_args(argv)
     rate = measure(random_chooser, runs=args.runs, seconds=args.seconds)
     print(f"engine actions/s: {rate:,.0f}".replace(",", ""))
+    if args.no_bots:
+        return
+    hands = args.hands or (200 if args.quick else 2000)
+    table_hands = args.table_hands or (12 if args.quick else 200)
+    views = decision_views(30 if args.quick else 120)
+    for level in LEVELS:
+        if level == "ismcts":
+            sample = views[: 10 if args.quick else 40]
+            per_second, ms = decision_rate(level, sample, min_seconds=0)
+            print(f"bot {level} decisions/s: {per_second:.1f}", flush=True)
+            print(f"bot {level} ms/decision (default budget): {ms:.0f}", flush=True)
+        else:
+            per_second, _ = decision_rate(level, views, min_seconds=1.0)
+            print(f"bot {level} decisions/s: {per_second:,.0f}".replace(",", ""), flush=True)
+    print(
+        f"strength runs: ismcts at {args.playouts} playouts/decision"
+        f" (default budget {DEFAULT_PLAYOUTS}), {args.processes} processes",
+        flush=True,
+    )
+    for level in LEVELS:
+        print(
+            strength_row(level, hands, playouts=args.playouts, processes=args.processes), flush=True
+        )
+    print(all_ismcts_row(table_hands, playouts=args.playouts, processes=args.processes))
 
 
 if __name__ == "__main__":
