@@ -32,12 +32,16 @@ os.environ.setdefault("HTTPS", "false")
 sys.path.insert(0, str(ROOT))
 
 
-def ensure_database(url: str) -> None:
+def ensure_database(url: str, *, fresh: bool = False) -> None:
+    """Create the bench database if missing (``fresh``: drop it first, so no match left
+    over from an earlier run keeps dealing hands and loading the worker)."""
     import psycopg
 
     name = url.rsplit("/", 1)[1]
     admin = url.rsplit("/", 1)[0] + "/postgres"
     with psycopg.connect(admin, autocommit=True) as conn:
+        if fresh:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
             conn.execute(f'CREATE DATABASE "{name}"')
 
@@ -127,7 +131,7 @@ def main() -> None:
     parser.add_argument("--killed", type=int, default=60, help="deadlines in the SIGKILL phase")
     options = parser.parse_args()
 
-    ensure_database(os.environ["DATABASE_URL"])
+    ensure_database(os.environ["DATABASE_URL"], fresh=True)
     import django
 
     django.setup()

@@ -9,6 +9,7 @@ whatever a lost task or a killed worker left behind.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import timedelta
 
 from celery import shared_task
@@ -24,8 +25,25 @@ SWEEP_NEXT_HAND_GRACE = timedelta(seconds=services.NEXT_HAND_DELAY + 3)
 SWEEP_BOT_GRACE = timedelta(seconds=5)
 
 
+# A countdown may fire a little before its ETA (timer precision, clocks of two machines);
+# waiting out a short remainder here beats leaving the timeout to the 2-second sweeper.
+EARLY_WAIT_MAX = 2.0
+
+
 @shared_task(name="games.hand_timeout")
 def hand_timeout_task(hand_id: int, version: int) -> bool:
+    """Layer 2: apply the timeout of ``hand_id`` if it is still at ``version`` when due."""
+    deadline = (
+        Hand.objects.filter(pk=hand_id, version=version).values_list("deadline", flat=True).first()
+    )
+    if deadline is None:
+        return False  # the hand moved on (or ended): this task is stale
+    early = (deadline - timezone.now()).total_seconds()
+    if early > EARLY_WAIT_MAX:
+        hand_timeout_task.apply_async((hand_id, version), eta=deadline)
+        return False
+    if early > 0:
+        time.sleep(early)
     return services.hand_timeout(hand_id=hand_id, version=version)
 
 
@@ -60,10 +78,13 @@ def sweep_hands() -> dict[str, int]:
     """Layer 3: overdue clocks, due next hands and waiting bots, whatever happened to tasks."""
     now = timezone.now()
     timeouts = 0
+    # Each overdue hand gets its own timeout task, so that the worker's threads apply
+    # them side by side (after a lost worker there may be many at once).
     for hand_id, version in Hand.objects.filter(
         deadline__lte=now, outcome__isnull=True
     ).values_list("pk", "version"):
-        timeouts += services.hand_timeout(hand_id=hand_id, version=version, now=now)
+        hand_timeout_task.delay(hand_id, version)
+        timeouts += 1
 
     dealt = 0
     playing = Match.objects.filter(status=Match.Status.PLAYING).annotate(last=Max("hands__number"))

@@ -183,7 +183,7 @@ CELERY_WORKER_TIMER_PRECISION = 0.1
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60 * 60 * 2}
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Layer 3 of the clocks: overdue hands, due next hands, stalled bots.
-    "sweep-hands": {"task": "games.sweep_hands", "schedule": 2.0, "options": {"expires": 2.0}},
+    "sweep-hands": {"task": "games.sweep_hands", "schedule": 2.0, "options": {"expires": 10.0}},
     # Tournaments due to start, and the next step of every running one (issue: tournaments).
     "sweep-tournaments": {
         "task": "tournaments.sweep",
