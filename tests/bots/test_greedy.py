@@ -2,17 +2,8 @@
 
 from games.bots import choose_move
 from games.bots.greedy import greedy_for_state, greedy_for_view
-from games.engine import HandState, PickUp, Play, Rules, move_from_json
-
-
-def pos(hands, pile="9H", to_move=0, rules=None, betons=None):
-    return HandState.from_position(
-        rules=rules or Rules(),
-        hands=[h.split() for h in hands],
-        betons=None if betons is None else [b.split() for b in betons],
-        pile=pile.split(),
-        to_move=to_move,
-    )
+from games.engine import PickUp, Play, Rules, move_from_json
+from tests.engine.positions import pos
 
 
 def greedy(state):

@@ -7,16 +7,7 @@ import pytest
 from games.bots import choose_move
 from games.bots.ismcts import SearchSettings, evaluate, ismcts_move
 from games.engine import HandState, PickUp, Play, Rules, deal, move_from_json
-
-
-def pos(hands, pile="9H", to_move=0, rules=None, betons=None):
-    return HandState.from_position(
-        rules=rules or Rules(),
-        hands=[h.split() for h in hands],
-        betons=None if betons is None else [b.split() for b in betons],
-        pile=pile.split(),
-        to_move=to_move,
-    )
+from tests.engine.positions import pos
 
 
 def test_a_finished_hand_scores_one_for_all_but_the_loser():

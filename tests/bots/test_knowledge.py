@@ -7,18 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.bots.knowledge import Knowledge
-from games.engine import HandState, PickUp, Play, Rules, deal
+from games.engine import PickUp, Play, Rules, deal
 from tests.bots.test_api import play_to, rules_strategy
-
-
-def pos(hands, pile="9H", to_move=0, betons=None, rules=None):
-    return HandState.from_position(
-        rules=rules or Rules(),
-        hands=[h.split() for h in hands],
-        betons=None if betons is None else [b.split() for b in betons],
-        pile=pile.split(),
-        to_move=to_move,
-    )
+from tests.engine.positions import pos
 
 
 def test_cards_seen_picked_up_are_known_until_played():

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from tests.e2e.pages import new_page
 from tests.processes import (
     ROOT,
     base_env,
@@ -49,6 +50,7 @@ CHROMIUM_FLAGS = [
 class Site:
     url: str
     var_dir: Path
+    env: dict[str, str]
 
     def mail_texts(self) -> list[str]:
         """Every message the site has sent, oldest first (the development mail files)."""
@@ -91,7 +93,18 @@ def site(django_db_setup, tmp_path_factory) -> Iterator[Site]:
     ):
         wait_for_port(port, proc=server, log=server_log)
         wait_for_log(worker_log, "ready.", proc=worker)
-        yield Site(url=f"http://127.0.0.1:{port}", var_dir=var_dir)
+        yield Site(url=f"http://127.0.0.1:{port}", var_dir=var_dir, env=env)
+
+
+@pytest.fixture(scope="session")
+def second_server(site: Site) -> Iterator[str]:
+    """Another daphne process sharing the site's database and Redis: a second machine."""
+    port = free_port()
+    log = site.var_dir / "server-2.log"
+    serve = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with running(serve, env=site.env, log=log) as server:
+        wait_for_port(port, proc=server, log=log)
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="session")
@@ -107,8 +120,6 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     """A fresh browser context (its own cookies) in English, at a phone's width."""
-    context = browser.new_context(locale="en-GB", viewport={"width": 390, "height": 844})
-    context.set_default_timeout(15_000)
-    page = context.new_page()
+    context, page = new_page(browser)
     yield page
     context.close()

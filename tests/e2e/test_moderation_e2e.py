@@ -6,26 +6,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from games import services
+from tests.e2e.pages import log_in, new_page
 from tests.factories import PASSWORD, make_moderator, make_table, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def new_page(browser: Browser) -> tuple[BrowserContext, Page]:
-    context = browser.new_context(locale="en-GB", viewport={"width": 390, "height": 844})
-    context.set_default_timeout(15_000)
-    return context, context.new_page()
-
-
-def log_in(page: Page, site, username: str) -> None:
-    page.goto(f"{site.url}/accounts/login/")
-    page.fill("input[name=login]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
-    expect(page.get_by_test_id("nav-profile")).to_have_text(username)
 
 
 def open_table(page: Page, url: str) -> None:
@@ -45,14 +32,14 @@ def test_a_hidden_message_vanishes_from_a_players_open_page(site, browser: Brows
     url = f"{site.url}{table.get_absolute_url()}"
 
     host_ctx, host = new_page(browser)
-    log_in(host, site, "host")
+    log_in(host, site.url, "host")
     open_table(host, url)
     chat = host.get_by_test_id("chat")
     expect(chat).to_contain_text("you all play like donkeys")
     expect(host.get_by_test_id("hide-chat")).to_have_count(0)  # a player has no such button
 
     warden_ctx, warden = new_page(browser)
-    log_in(warden, site, "warden")
+    log_in(warden, site.url, "warden")
     open_table(warden, url)
     expect(warden.get_by_test_id("mod-tools")).to_be_visible()
     warden.locator(f'li[data-message="{message.pk}"]').get_by_test_id("hide-chat").click()
@@ -72,13 +59,13 @@ def test_a_ban_from_the_admin_cuts_off_the_players_open_page_with_a_notice(site,
     url = f"{site.url}{table.get_absolute_url()}"
 
     cheater_ctx, cheater = new_page(browser)
-    log_in(cheater, site, "cheater")
+    log_in(cheater, site.url, "cheater")
     open_table(cheater, url)
     cheater.get_by_test_id("sit").first.click()
     expect(cheater.get_by_test_id("leave")).to_be_visible()
 
     warden_ctx, warden = new_page(browser)
-    log_in(warden, site, "warden")
+    log_in(warden, site.url, "warden")
     warden.goto(f"{site.url}/admin/accounts/user/?q=cheater")
     warden.locator("input[name=_selected_action]").first.check()
     warden.select_option("select[name=action]", "ban_users")

@@ -5,27 +5,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from games import services
 from games.engine import Rules
-from tests.factories import PASSWORD, make_user
+from tests.e2e.pages import log_in, new_page
+from tests.factories import make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def new_page(browser: Browser) -> tuple[BrowserContext, Page]:
-    context = browser.new_context(locale="en-GB", viewport={"width": 390, "height": 844})
-    context.set_default_timeout(15_000)
-    return context, context.new_page()
-
-
-def log_in(page: Page, site, username: str) -> None:
-    page.goto(f"{site.url}/accounts/login/")
-    page.fill("input[name=login]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
-    expect(page.get_by_test_id("nav-profile")).to_have_text(username)
 
 
 def hand_codes(page: Page) -> set[str]:
@@ -46,7 +33,7 @@ def test_two_players_play_a_hand_a_spectator_sees_no_cards_the_lobby_fills(site,
     expect(lobby.get_by_text("No open tables yet.")).to_be_visible()
 
     ola_ctx, ola = new_page(browser)
-    log_in(ola, site, "ola")
+    log_in(ola, site.url, "ola")
     ola.get_by_test_id("create-table").click()
     ola.fill("input[name=name]", "Quick hand")
     ola.select_option("select[name=profile]", "custom")
@@ -69,7 +56,7 @@ def test_two_players_play_a_hand_a_spectator_sees_no_cards_the_lobby_fills(site,
     spectator.goto(table_url)
 
     janek_ctx, janek = new_page(browser)
-    log_in(janek, site, "janek")
+    log_in(janek, site.url, "janek")
     janek.goto(table_url)
     janek.get_by_test_id("sit").first.click()
     expect(row.locator(".seat-dot.taken")).to_have_count(2)
@@ -121,7 +108,7 @@ def test_the_running_clock_ticks_and_a_timeout_shows_the_letter_on_both_pages(si
     contexts, pages = [], []
     for user in (ola, janek):
         ctx, page = new_page(browser)
-        log_in(page, site, user.username)
+        log_in(page, site.url, user.username)
         page.goto(f"{site.url}/tables/{table.pk}/")
         contexts.append(ctx)
         pages.append(page)

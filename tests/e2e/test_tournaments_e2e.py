@@ -6,29 +6,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
+from tests.e2e.pages import log_in, new_page
 from tests.factories import make_user
 from tests.tournaments.helpers import make_staff, make_tournament
 from tournaments.models import TournamentEntry
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def new_page(browser: Browser) -> tuple[BrowserContext, Page]:
-    context = browser.new_context(locale="en-GB", viewport={"width": 390, "height": 844})
-    context.set_default_timeout(15_000)
-    return context, context.new_page()
-
-
-def log_in(page: Page, site, username: str) -> None:
-    from tests.factories import PASSWORD
-
-    page.goto(f"{site.url}/accounts/login/")
-    page.fill("input[name=login]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
-    expect(page.get_by_test_id("nav-profile")).to_have_text(username)
 
 
 def live(page: Page) -> None:
@@ -52,7 +37,7 @@ def test_a_player_registers_his_page_follows_him_and_the_standings_update_live(s
     url = f"{site.url}/tournaments/{tournament.pk}/"
 
     ola_ctx, ola = new_page(browser)
-    log_in(ola, site, "ola_e2e")
+    log_in(ola, site.url, "ola_e2e")
     ola.goto(url)
     expect(ola.get_by_text("How the tournament works")).to_be_visible()
     ola.get_by_test_id("register").click()
@@ -70,7 +55,7 @@ def test_a_player_registers_his_page_follows_him_and_the_standings_update_live(s
     # the tournament now from its page.
     tournament.entries.update(letters=2)
     staff_ctx, staff_page = new_page(browser)
-    log_in(staff_page, site, staff.username)
+    log_in(staff_page, site.url, staff.username)
     staff_page.goto(url)
     staff_page.get_by_test_id("start-now").click()
     expect(staff_page.get_by_text("The tournament has started.")).to_be_visible()

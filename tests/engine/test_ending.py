@@ -2,20 +2,8 @@
 
 import pytest
 
-from games.engine import HandState, IllegalMove, PickUp, Play, Rules, Timeout
-
-
-def pos(hands, pile="9H", to_move=0, rules=None, betons=None, **kw):
-    """A position from space-separated card strings ("" = a seat that is out)."""
-    return HandState.from_position(
-        rules=rules or Rules(),
-        hands=[h.split() for h in hands],
-        betons=None if betons is None else [b.split() for b in betons],
-        pile=pile.split(),
-        to_move=to_move,
-        **kw,
-    )
-
+from games.engine import IllegalMove, PickUp, Play, Rules, Timeout
+from tests.engine.positions import pos
 
 # -- §2 beton ---------------------------------------------------------------------
 

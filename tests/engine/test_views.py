@@ -5,6 +5,7 @@ import json
 import pytest
 
 from games.engine import HandState, PickUp, Play, Rules, deal
+from tests.engine.positions import pos
 
 PUBLIC_KEYS = {
     "players",
@@ -20,17 +21,6 @@ PUBLIC_KEYS = {
     "history",
     "outcome",
 }
-
-
-def pos(hands, pile="9H", to_move=0, rules=None, betons=None, **kw):
-    return HandState.from_position(
-        rules=rules or Rules(),
-        hands=[h.split() for h in hands],
-        betons=None if betons is None else [b.split() for b in betons],
-        pile=pile.split(),
-        to_move=to_move,
-        **kw,
-    )
 
 
 def test_s10_public_view_holds_only_public_facts():

@@ -1,0 +1,23 @@
+"""Browser helpers shared by the browser tests: fresh contexts and logging in."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tests.factories import PASSWORD
+
+
+def new_page(browser: Browser) -> tuple[BrowserContext, Page]:
+    """A fresh browser context (its own cookies) in English, at a phone's width."""
+    context = browser.new_context(locale="en-GB", viewport={"width": 390, "height": 844})
+    context.set_default_timeout(15_000)
+    return context, context.new_page()
+
+
+def log_in(page: Page, base_url: str, username: str) -> None:
+    """Log in through the login form of the server at ``base_url``."""
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("input[name=login]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.get_by_role("button", name="Sign In").click()
+    expect(page.get_by_test_id("nav-profile")).to_have_text(username)
