@@ -9,7 +9,6 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import PROFILES, Rules
-from games.models import BotLevel
 from games.services import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MIN_BASE_SECONDS, TIME_PRESETS
 
 CUSTOM = "custom"
@@ -145,7 +144,3 @@ class TableForm(forms.Form):
         else:
             data["base_seconds"], data["increment_seconds"] = TIME_PRESETS[data["time_control"]]
         return data
-
-
-class BotForm(forms.Form):
-    level = forms.ChoiceField(choices=BotLevel.choices)

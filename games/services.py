@@ -80,7 +80,6 @@ class Refused(Exception):
 @dataclass(frozen=True)
 class ActResult:
     hand: Hand
-    timed_out: bool = False
 
 
 # --- tables and seats -----------------------------------------------------------------
