@@ -3,9 +3,12 @@ pause, disqualification, cancellation and the end."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.core import mail
 from django.utils import timezone
 
@@ -278,25 +281,58 @@ def test_a_break_waits_for_the_tables_concerned_to_be_between_hands():
     assert closed.closed_at is not None and closed.table.status == Table.Status.CLOSED
 
 
+@pytest.mark.redis
 def test_tables_differing_by_two_move_one_player_from_the_largest_to_the_smallest(
     django_capture_on_commit_callbacks,
 ):
-    ola = make_user()
-    tournament = started(make_tournament(bots=10, users=[ola], seats_per_table=4))
+    # Only people, so that whoever the draw moves is told on his open pages.
+    users = [make_user() for _ in range(11)]
+    tournament = started(make_tournament(users=users, seats_per_table=4))
     assert sorted(seating(tournament).values()) == [3, 4, 4]
     small = next(n for n, c in seating(tournament).items() if c == 3)
     give_letters(tournament, small, 2)
     time_out(hand_at(tournament, small))
     for hand in hands_in_play(tournament):
         time_out(hand)
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+    before = _tables_of(tournament)
+    layer = get_channel_layer()
+    inbox = async_to_sync(layer.new_channel)()
+    for user in users:
+        async_to_sync(layer.group_add)(f"user-{user.pk}", inbox)
+    with django_capture_on_commit_callbacks(execute=True):
         report = advance(tournament)
     assert report.moved == 1
     assert sorted(seating(tournament).values()) == [3, 3, 4]
     assert len(hands_in_play(tournament)) == 3
-    moved = TournamentEntry.objects.get(user=ola)
-    assert callbacks  # the follow event for a moved user goes out after the commit
-    assert moved.table is not None
+    after = _tables_of(tournament)
+    moved = [user for user, number in after.items() if before[user] != number]
+    assert len(moved) == 1
+    assert before[moved[0]] != small and after[moved[0]] == small
+    follows = [e for e in _drain(layer, inbox) if e["type"] == "user.follow"]
+    assert follows == [{"type": "user.follow", "tournament": tournament.pk, "kind": "moved"}]
+
+
+def _tables_of(tournament: Tournament) -> dict[int, int]:
+    """The table number of every user still in, by user id."""
+    return dict(
+        tournament.entries.filter(eliminated_at__isnull=True).values_list(
+            "user_id", "table__number"
+        )
+    )
+
+
+def _drain(layer, channel: str) -> list[dict]:
+    """Every event waiting on ``channel`` (the layer's own receive, with a short wait)."""
+
+    async def receive_all() -> list[dict]:
+        events = []
+        while True:
+            try:
+                events.append(await asyncio.wait_for(layer.receive(channel), timeout=0.5))
+            except TimeoutError:
+                return events
+
+    return async_to_sync(receive_all)()
 
 
 def test_the_last_two_tables_merge_into_the_final_table_and_a_winner_comes_out():
