@@ -338,6 +338,9 @@ def _drain(layer, channel: str) -> list[dict]:
 def test_the_last_two_tables_merge_into_the_final_table_and_a_winner_comes_out():
     tournament = started(make_tournament(bots=5, seats_per_table=4))
     assert sorted(seating(tournament).values()) == [2, 3]
+    # Every timeout at its own moment: two hands started together have equal deadlines,
+    # and players eliminated at the same moment would rightly share a place.
+    moment = timezone.now()
     for _ in range(200):
         tournament.refresh_from_db()
         if tournament.status == Tournament.Status.FINISHED:
@@ -346,7 +349,10 @@ def test_the_last_two_tables_merge_into_the_final_table_and_a_winner_comes_out()
         if not in_play:
             advance(tournament)
             continue
-        time_out(in_play[0])
+        hand = in_play[0]
+        hand.refresh_from_db()
+        moment = max(hand.deadline + timedelta(seconds=1), moment + timedelta(milliseconds=1))
+        time_out(hand, now=moment)
     else:
         pytest.fail("the tournament did not finish")
     advance(tournament)  # the tables close
