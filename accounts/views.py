@@ -17,13 +17,15 @@ from games.services import Refused
 
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     player = selectors.user_public_profile(username=username)
+    from games.selectors import player_record
     from tournaments.selectors import user_tournaments
 
-    return render(
-        request,
-        "accounts/profile.html",
-        {"player": player, "tournaments": user_tournaments(user=player)},
-    )
+    context = {
+        "player": player,
+        "record": player_record(user=player, viewer=request.user),
+        "tournaments": user_tournaments(user=player),
+    }
+    return render(request, "accounts/profile.html", context)
 
 
 @login_required

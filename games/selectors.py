@@ -6,17 +6,20 @@ sees only the engine's public view (RULES.md §10). Nothing here changes state.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import reduce
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games.engine import LETTERS, PROFILES, Rules, card_label, parse_card
+from games.engine.rules import MAX_PLAYERS
 from games.models import BotLevel, ChatMessage, Hand, Match, MatchPlayer, Seat, Table
 
 CHAT_SHOWN = 50
@@ -414,6 +417,101 @@ def visible_chat(table: Table) -> list[ChatMessage]:
 
 def bot_label(level: str) -> str:
     return str(BotLevel(level).label)
+
+
+# --- a player's record ------------------------------------------------------------------------
+
+RECENT_MATCHES = 10
+
+
+@dataclass(frozen=True)
+class RecentMatch:
+    """One finished match on a profile: where, when, the place, and its last hand."""
+
+    match: Match
+    place: int
+    players: int
+    replay: Hand | None  # the hand that ended it, when the viewer may replay it
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """What a profile says of a player's games. Matches are those at ordinary tables
+    (tournaments are listed on their own); hands count every table, tournaments too."""
+
+    matches: int
+    wins: int
+    pans: int  # matches he ended with P-A-N: last place
+    hands: int
+    hands_lost: int
+    recent: list[RecentMatch]
+
+    @staticmethod
+    def _percent(part: int, whole: int) -> int | None:
+        return round(100 * part / whole) if whole else None
+
+    @property
+    def win_percent(self) -> int | None:
+        return self._percent(self.wins, self.matches)
+
+    @property
+    def hands_lost_percent(self) -> int | None:
+        return self._percent(self.hands_lost, self.hands)
+
+
+_match_size = (
+    MatchPlayer.objects.filter(match=OuterRef("match"))
+    .values("match")
+    .annotate(n=Count("pk"))
+    .values("n")
+)
+
+_last_hand = Hand.objects.filter(match=OuterRef("match")).order_by("-number").values("pk")[:1]
+
+
+def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
+    """The profile's statistics for ``user``, with replays that ``viewer`` may open."""
+    finished = (
+        MatchPlayer.objects.filter(
+            user=user,
+            place__isnull=False,
+            match__status=Match.Status.FINISHED,
+            match__table__tournament_table__isnull=True,
+        )
+        .annotate(size=Subquery(_match_size))
+        .select_related("match__table")
+        .order_by("-match__finished_at")
+    )
+    counts = finished.aggregate(
+        matches=Count("pk"),
+        wins=Count("pk", filter=Q(place=1)),
+        pans=Count("pk", filter=Q(place=F("size"))),
+    )
+    # One filter() call each, so that the user and his seat are the same player row.
+    mine = (
+        Q(match__players__user=user, finished_at__isnull=False)
+        & ~Q(match__status=Match.Status.ANNULLED)
+        & ~Q(outcome__reason="aborted")
+    )
+    lost_seat = reduce(
+        operator.or_,
+        (Q(match__players__seat=seat, outcome__loser=seat) for seat in range(MAX_PLAYERS)),
+    )
+    rows = list(finished.annotate(last_hand=Subquery(_last_hand))[:RECENT_MATCHES])
+    last_hands = Hand.objects.select_related("match__table").in_bulk([r.last_hand for r in rows])
+    recent = []
+    for row in rows:
+        last = last_hands.get(row.last_hand)
+        visible = last is not None and (viewer == user or can_view_hand(last, viewer))
+        recent.append(RecentMatch(row.match, row.place, row.size, last if visible else None))
+    return PlayerRecord(
+        matches=counts["matches"],
+        wins=counts["wins"],
+        pans=counts["pans"],
+        hands=Hand.objects.filter(mine).count(),
+        hands_lost=Hand.objects.filter(mine & lost_seat).count(),
+        recent=recent,
+    )
 
 
 # --- finished hands: replay, export, verification ----------------------------------------------
