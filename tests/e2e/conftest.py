@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -123,3 +124,42 @@ def page(browser: Browser) -> Iterator[Page]:
     context, page = new_page(browser)
     yield page
     context.close()
+
+
+@pytest.fixture(autouse=True)
+def _empty_the_database_once_the_site_is_quiet(transactional_db) -> Iterator[None]:
+    """The site's server and worker outlive each test, and may still be at work when it
+    ends (a bot's move, a clock running out at a table the browsers left). pytest-django
+    then empties the database with one TRUNCATE, which can deadlock with such a task's
+    transaction. So, before it, wait until the other sessions on the database are idle
+    and empty it here, trying again if PostgreSQL picked the TRUNCATE as the victim.
+    (Requesting ``transactional_db`` makes this teardown run before pytest-django's.)"""
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    yield
+    for attempt in range(1, 6):
+        _wait_until_other_sessions_are_idle(seconds=5.0)
+        try:
+            call_command("flush", interactive=False, verbosity=0, inhibit_post_migrate=True)
+            return
+        except CommandError:
+            if attempt == 5:
+                raise
+
+
+def _wait_until_other_sessions_are_idle(*, seconds: float) -> None:
+    """Poll until no other session on this database is running a statement or holding a
+    transaction open three polls in a row (at most ``seconds``)."""
+    from django.db import connection
+
+    quiet, deadline = 0, time.monotonic() + seconds
+    while quiet < 3 and time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+            )
+            busy = cursor.fetchone()[0]
+        quiet = 0 if busy else quiet + 1
+        time.sleep(0.05)
