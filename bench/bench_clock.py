@@ -135,6 +135,7 @@ def main() -> None:
     import django
 
     django.setup()
+    from django.conf import settings
     from django.core.management import call_command
     from django.utils import timezone
 
@@ -143,7 +144,8 @@ def main() -> None:
     celery = [str(Path(sys.executable).parent / "celery"), "-A", "pan_site"]
     worker_args = [
         *celery, "worker", "--pool=threads", "--concurrency=8", "--loglevel=info",
-        f"--queues={os.environ['CELERY_QUEUE']}", "--without-gossip", "--without-mingle",
+        f"--queues={settings.CELERY_TASK_DEFAULT_QUEUE},{settings.CELERY_CLOCK_QUEUE}",
+        "--without-gossip", "--without-mingle",
     ]  # fmt: skip
     beat = start([*celery, "beat", f"--schedule={logs / 'schedule'}"], logs / "beat.log")
     worker = start(worker_args, logs / "worker.log")

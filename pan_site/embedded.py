@@ -53,6 +53,7 @@ def start_embedded_worker(*, concurrency: int = 4, timeout: float = 15.0) -> Wor
             hostname=f"embedded@{threading.get_native_id()}",
             pool="threads",
             concurrency=concurrency,
+            queues=[settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_CLOCK_QUEUE],
             loglevel="WARNING",
             without_heartbeat=True,
             without_mingle=True,

@@ -20,6 +20,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
+from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PAN_VAR_DIR", BASE_DIR / "var"))
@@ -167,6 +168,20 @@ else:
     CELERY_BROKER_URL = REDIS_URL
 
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "pan")
+# The clock's tasks (timeouts and the sweep) have a queue of their own, so that a backlog
+# of bot moves or tournament steps never delays a timeout. A worker started without -Q
+# consumes both queues; the Procfile adds a worker that consumes only the clock's.
+CELERY_CLOCK_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-clock"
+# Each queue has its own exchange and key: sharing the default ones, a message would be
+# delivered to both queues.
+CELERY_TASK_QUEUES = tuple(
+    Queue(name, Exchange(name, type="direct"), routing_key=name)
+    for name in (CELERY_TASK_DEFAULT_QUEUE, CELERY_CLOCK_QUEUE)
+)
+CELERY_TASK_ROUTES = {
+    "games.hand_timeout": {"queue": CELERY_CLOCK_QUEUE},
+    "games.sweep_hands": {"queue": CELERY_CLOCK_QUEUE},
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -80,7 +80,13 @@ def wait_for_port(port: int, *, proc: subprocess.Popen, log: Path, timeout: floa
     )
 
 
-def celery_worker_args(*, queue: str, concurrency: int = 4) -> list[str]:
+def celery_worker_args(*, queues: Sequence[str] | None = None, concurrency: int = 4) -> list[str]:
+    """A ``celery worker`` on ``queues``: by default both of the settings' queues (the
+    main one and the clock's), as a worker started without -Q would take."""
+    from django.conf import settings
+
+    if queues is None:
+        queues = [settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_CLOCK_QUEUE]
     return [
         str(VENV_BIN / "celery"),
         "-A",
@@ -89,7 +95,7 @@ def celery_worker_args(*, queue: str, concurrency: int = 4) -> list[str]:
         "--pool=threads",
         f"--concurrency={concurrency}",
         "--loglevel=info",
-        f"--queues={queue}",
+        f"--queues={','.join(queues)}",
         "--without-gossip",
         "--without-mingle",
     ]

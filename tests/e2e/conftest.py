@@ -65,7 +65,6 @@ class Site:
 @pytest.fixture(scope="session")
 def site(django_db_setup, tmp_path_factory) -> Iterator[Site]:
     """daphne (HTTP + websockets) and a Celery worker on the test database."""
-    from django.conf import settings
 
     var_dir = tmp_path_factory.mktemp("site")
     port = free_port()
@@ -88,9 +87,7 @@ def site(django_db_setup, tmp_path_factory) -> Iterator[Site]:
     serve = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
     with (
         running(serve, env=env, log=server_log) as server,
-        running(
-            celery_worker_args(queue=settings.CELERY_TASK_DEFAULT_QUEUE), env=env, log=worker_log
-        ) as worker,
+        running(celery_worker_args(), env=env, log=worker_log) as worker,
     ):
         wait_for_port(port, proc=server, log=server_log)
         wait_for_log(worker_log, "ready.", proc=worker)

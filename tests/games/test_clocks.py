@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -20,6 +21,7 @@ from django.utils import timezone
 from games import services, tasks
 from games.engine import move_to_json
 from games.models import Hand
+from pan_site.tasks import heartbeat
 from tests.factories import make_table
 from tests.processes import (
     ROOT,
@@ -40,11 +42,11 @@ def process_env() -> dict[str, str]:
 
 
 @contextmanager
-def celery_worker(tmp_path: Path, name: str = "worker") -> Iterator[subprocess.Popen]:
+def celery_worker(
+    tmp_path: Path, name: str = "worker", *, queues: list[str] | None = None
+) -> Iterator[subprocess.Popen]:
     log = tmp_path / f"{name}.log"
-    with running(
-        celery_worker_args(queue=settings.CELERY_TASK_DEFAULT_QUEUE), env=process_env(), log=log
-    ) as proc:
+    with running(celery_worker_args(queues=queues), env=process_env(), log=log) as proc:
         wait_for_log(log, "ready.", proc=proc)
         yield proc
 
@@ -86,6 +88,20 @@ def test_an_idle_player_gets_the_letter_when_his_time_runs_out(tmp_path):
     lateness = (hand.finished_at - deadline).total_seconds()
     assert 0 <= lateness < 2.0
     assert hand.actions.get().entry == {"seat": idle_seat, "type": "timeout"}
+
+
+def test_timeouts_have_a_queue_of_their_own_that_the_clock_worker_alone_serves(tmp_path):
+    # No worker takes the main queue (as if bot moves had swamped it): the clock's
+    # worker applies the timeout anyway, on time, and takes nothing else.
+    with celery_worker(tmp_path, "clock", queues=[settings.CELERY_CLOCK_QUEUE]):
+        heartbeat.delay(uuid.uuid4().hex, time.time())  # for the main queue's workers
+        hand = started_hand(base_seconds=5)
+        idle_seat, deadline = hand.engine_state.to_move, hand.deadline
+        hand = wait_for_outcome(hand, timeout=15)
+    assert hand.outcome["reason"] == "timeout" and hand.outcome["loser"] == idle_seat
+    assert 0 <= (hand.finished_at - deadline).total_seconds() < 2.0
+    log = (tmp_path / "clock.log").read_text()
+    assert "games.hand_timeout[" in log and "pan_site.heartbeat[" not in log
 
 
 def test_a_task_left_over_from_an_earlier_turn_does_nothing_on_the_worker(tmp_path):

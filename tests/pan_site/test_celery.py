@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-from django.conf import settings
 
 from pan_site.management.commands.worker_selftest import run_countdown_selftest
 from tests.processes import ROOT, base_env, celery_worker_args, running, wait_for_log
@@ -34,7 +33,7 @@ def test_countdown_task_runs_in_embedded_mode_without_redis(tmp_path):
 @pytest.mark.redis
 def test_countdown_task_runs_on_a_separate_celery_worker_process(tmp_path):
     log = tmp_path / "worker.log"
-    args = celery_worker_args(queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+    args = celery_worker_args()
     with running(args, env=base_env(), log=log) as worker:
         wait_for_log(log, "ready.", proc=worker)
         report = run_countdown_selftest(countdown=1.5, timeout=10)

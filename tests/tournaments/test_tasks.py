@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from games.models import Hand, Table
 from tests.games.test_clocks import celery_beat, process_env
@@ -33,7 +32,7 @@ def fast_worker(tmp_path: Path, name: str) -> Iterator[subprocess.Popen]:
     """A real worker (see fast_worker.py: bots act without the pause for watchers)."""
     log = tmp_path / f"{name}.log"
     script = ROOT / "tests" / "tournaments" / "fast_worker.py"
-    worker = celery_worker_args(queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+    worker = celery_worker_args()
     args = [sys.executable, str(script), *worker[worker.index("worker") :]]
     with running(args, env=process_env(), log=log) as proc:
         wait_for_log(log, "ready.", proc=proc)
