@@ -24,8 +24,22 @@
     });
   }
 
+  // The rules stand open until the first deal; then the cards need the room (a phone
+  // would have to scroll past them). Folded once: the player may open them again.
+  var rules = document.querySelector("details.rules-summary");
+  if (rules && !rules.open) { rules.dataset.folded = "1"; }
+
+  function foldRulesOnceDealt() {
+    if (rules && rules.open && !rules.dataset.folded &&
+        document.querySelector('[data-testid="commitment"]')) {
+      rules.open = false;
+      rules.dataset.folded = "1";
+    }
+  }
+
   document.addEventListener("htmx:wsAfterMessage", function (evt) {
     var message = evt.detail.message || "";
+    foldRulesOnceDealt();
     if (message.indexOf('id="players"') !== -1) {
       clocksBase = performance.now(); // fresh server values just arrived
     }

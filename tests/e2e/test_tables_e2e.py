@@ -61,9 +61,13 @@ def test_two_players_play_a_hand_a_spectator_sees_no_cards_the_lobby_fills(site,
     janek.get_by_test_id("sit").first.click()
     expect(row.locator(".seat-dot.taken")).to_have_count(2)
 
+    rules = janek.locator("details.rules-summary")
+    expect(rules).to_have_attribute("open", "")
     ola.get_by_test_id("start").click()
     expect(ola.get_by_test_id("my-hand")).to_be_visible()
     expect(janek.get_by_test_id("my-hand")).to_be_visible()
+    # The rules fold away once the cards are dealt, so the hand fits on a phone.
+    expect(rules).not_to_have_attribute("open", "")
 
     pages = {"ola": ola, "janek": janek}
     for _ in range(40):
