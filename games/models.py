@@ -253,3 +253,50 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author}: {self.text[:40]}"
+
+
+# --- ratings -------------------------------------------------------------------------------
+# OpenSkill's Plackett-Luce model (games.ratings): a skill estimate ``mu`` and its
+# uncertainty ``sigma`` per player, moved by the places of every rated match.
+
+RATING_MU = 25.0
+RATING_SIGMA = 25.0 / 3.0
+
+
+class Rating(models.Model):
+    """A player's current rating (created at his first rated match)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating"
+    )
+    mu = models.FloatField(default=RATING_MU)
+    sigma = models.FloatField(default=RATING_SIGMA)
+    matches = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["-mu"], name="rating_mu_desc")]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.mu:.2f} ± {self.sigma:.2f}"
+
+
+class RatingChange(models.Model):
+    """What one rated match did to one player's rating (shown after the match)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "user"]
+        constraints = [models.UniqueConstraint(fields=["match", "user"], name="ratingchange_once")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.match_id}: {self.mu_before:.2f} → {self.mu_after:.2f}"

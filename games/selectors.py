@@ -20,7 +20,18 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from games.engine import LETTERS, PROFILES, Rules, card_label, parse_card
 from games.engine.rules import MAX_PLAYERS
-from games.models import BotLevel, ChatMessage, Hand, Match, MatchPlayer, Seat, Table
+from games.models import (
+    BotLevel,
+    ChatMessage,
+    Hand,
+    Match,
+    MatchPlayer,
+    Rating,
+    RatingChange,
+    Seat,
+    Table,
+)
+from games.ratings import PROVISIONAL_MATCHES, display_rating, is_provisional
 
 CHAT_SHOWN = 50
 ACTIONS_SHOWN = 6
@@ -175,7 +186,7 @@ class TableView:
     last_actions: list[str]
     outcome_text: str
     match_over: bool
-    ranking: list[tuple[int, str, str]]
+    ranking: list[tuple[int, str, str, str]]  # place, name, letters, rating change
     chat: list[ChatMessage]
     can_sit: bool
     can_start: bool
@@ -235,7 +246,7 @@ def table_view(*, table: Table, viewer: User | None, now: datetime | None = None
     pile: list[CardView] = []
     last_actions: list[str] = []
     outcome_text = ""
-    ranking: list[tuple[int, str, str]] = []
+    ranking: list[tuple[int, str, str, str]] = []
     presence = _presence(table, match_players)
 
     if match is not None and hand is not None:
@@ -280,8 +291,10 @@ def table_view(*, table: Table, viewer: User | None, now: datetime | None = None
         if hand.outcome is not None:
             outcome_text = describe_outcome(hand.outcome, names)
         if match.status == Match.Status.FINISHED and match.ranking:
+            users = {p.seat: p.user_id for p in match_players}
+            changes = {c.user_id: c for c in match.rating_changes.all()}
             ranking = [
-                (place, names[seat], LETTERS[letters[seat]])
+                (place, names[seat], LETTERS[letters[seat]], rating_delta(changes.get(users[seat])))
                 for seat, place in sorted(match.ranking, key=lambda r: (r[1], r[0]))
             ]
 
@@ -419,6 +432,41 @@ def bot_label(level: str) -> str:
     return str(BotLevel(level).label)
 
 
+# --- ratings ------------------------------------------------------------------------------------
+
+LEADERBOARD_SIZE = 100
+
+
+def rating_delta(change: RatingChange | None) -> str:
+    """A match's effect on the shown rating, signed ("+23", "-8"), or "" if unrated."""
+    if change is None:
+        return ""
+    return f"{display_rating(change.mu_after) - display_rating(change.mu_before):+d}"
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    place: int
+    user: User
+    rating: int
+    matches: int
+
+
+def leaderboard() -> list[LeaderRow]:
+    """The established players (no longer provisional) by rating, banned ones left out."""
+    now = timezone.now()
+    rows = (
+        Rating.objects.filter(matches__gte=PROVISIONAL_MATCHES, user__is_active=True)
+        .exclude(user__banned_until__gt=now)
+        .select_related("user")
+        .order_by("-mu", "user__username")[:LEADERBOARD_SIZE]
+    )
+    return [
+        LeaderRow(place=i, user=r.user, rating=display_rating(r.mu), matches=r.matches)
+        for i, r in enumerate(rows, start=1)
+    ]
+
+
 # --- a player's record ------------------------------------------------------------------------
 
 RECENT_MATCHES = 10
@@ -439,6 +487,8 @@ class PlayerRecord:
     """What a profile says of a player's games. Matches are those at ordinary tables
     (tournaments are listed on their own); hands count every table, tournaments too."""
 
+    rating: int | None  # the shown rating, None before his first rated match
+    provisional: bool
     matches: int
     wins: int
     pans: int  # matches he ended with P-A-N: last place
@@ -504,7 +554,10 @@ def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
         last = last_hands.get(row.last_hand)
         visible = last is not None and (viewer == user or can_view_hand(last, viewer))
         recent.append(RecentMatch(row.match, row.place, row.size, last if visible else None))
+    rating = Rating.objects.filter(user=user).first()
     return PlayerRecord(
+        rating=display_rating(rating.mu) if rating else None,
+        provisional=is_provisional(rating),
         matches=counts["matches"],
         wins=counts["wins"],
         pans=counts["pans"],

@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from games import events
+from games import events, ratings
 from games.engine import (
     HandState,
     IllegalMove,
@@ -46,6 +46,7 @@ from games.models import (
     Hand,
     Match,
     MatchPlayer,
+    RatingChange,
     Seat,
     Table,
 )
@@ -475,6 +476,8 @@ def _finish_hand(hand: Hand, state: HandState, *, now: datetime) -> None:
             )
             events.lobby_changed_on_commit()
     match.save()
+    if after.is_over and not tournament:
+        ratings.match_rate(match=match)
     hand.match = match
     if tournament:
         from tournaments.services import tournament_hand_finished
@@ -726,6 +729,8 @@ def match_set_annulled(*, match_id: int, now: datetime | None = None) -> Match:
         match.status = Match.Status.ANNULLED
         match.finished_at = match.finished_at or now
         match.save(update_fields=["status", "finished_at"])
+        if RatingChange.objects.filter(match=match).exists():
+            ratings.ratings_recompute()  # with the annulment, or not at all
         if was_playing and table.status == Table.Status.PLAYING:
             table.status = Table.Status.FINISHED
             table.save(update_fields=["status", "updated_at"])

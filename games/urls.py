@@ -11,4 +11,5 @@ urlpatterns = [
     path("hands/<int:hand_id>/", views.hand_detail, name="hand"),
     path("hands/<int:hand_id>.json", views.hand_export, name="hand_export"),
     path("fairness/", views.fairness, name="fairness"),
+    path("ratings/", views.leaderboard, name="leaderboard"),
 ]

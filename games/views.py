@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from games import selectors, services
 from games.forms import TableForm
 from games.models import Hand, Table
+from games.ratings import DISPLAY_BASE, PROVISIONAL_MATCHES
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -22,6 +23,15 @@ def rules(request: HttpRequest) -> HttpResponse:
 
 def fairness(request: HttpRequest) -> HttpResponse:
     return render(request, "games/fairness.html")
+
+
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    context = {
+        "rows": selectors.leaderboard(),
+        "provisional_matches": PROVISIONAL_MATCHES,
+        "newcomer": DISPLAY_BASE,
+    }
+    return render(request, "games/leaderboard.html", context)
 
 
 @login_required

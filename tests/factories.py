@@ -41,6 +41,29 @@ def make_table(owner: User | None = None, *, players: int = 2, rules=None, **fie
     return table
 
 
+def play_to_pan_on_time(table):
+    """Start a match at ``table`` and let the player to move run out of time, hand after
+    hand, until somebody has P-A-N. Returns the finished match."""
+    from datetime import timedelta
+
+    from games import services
+    from games.models import Match
+
+    match = services.match_start(table_id=table.pk, by=table.owner)
+    for _ in range(40):
+        match.refresh_from_db()
+        if match.status == Match.Status.FINISHED:
+            return match
+        hand = match.hands.order_by("-number").first()
+        if hand.is_over:
+            services.match_next_hand(
+                match_id=match.pk, after_number=hand.number, now=hand.finished_at
+            )
+            continue
+        assert services.hand_timeout(hand_id=hand.pk, now=hand.deadline + timedelta(seconds=1))
+    raise AssertionError("the match did not end")
+
+
 def seated_users(table) -> list[User]:
     return [s.user for s in table.seats.select_related("user").order_by("position") if s.user]
 

@@ -3,35 +3,22 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
 import pytest
 from django.urls import reverse
 
 from accounts import moderation
 from games import services
-from games.models import Hand, Match
-from tests.factories import make_moderator, make_table, make_user, seated_users
+from games.models import Hand
+from tests.factories import (
+    make_moderator,
+    make_table,
+    make_user,
+    play_to_pan_on_time,
+    seated_users,
+)
 
 pytestmark = pytest.mark.django_db
-
-
-def play_to_pan_on_time(table) -> Match:
-    """Start a match and let the player to move run out of time, hand after hand, until
-    somebody has P-A-N."""
-    match = services.match_start(table_id=table.pk, by=table.owner)
-    for _ in range(20):
-        match.refresh_from_db()
-        if match.status == Match.Status.FINISHED:
-            return match
-        hand = match.hands.order_by("-number").first()
-        if hand.is_over:
-            services.match_next_hand(
-                match_id=match.pk, after_number=hand.number, now=hand.finished_at
-            )
-            continue
-        assert services.hand_timeout(hand_id=hand.pk, now=hand.deadline + timedelta(seconds=1))
-    pytest.fail("the match did not end")
 
 
 def stats(client, user) -> dict[str, str]:

@@ -1,0 +1,142 @@
+"""Ratings on PostgreSQL: who is rated, by which places, once; leavers; annulment; pages."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from accounts import moderation
+from games import ratings, services
+from games.engine import move_to_json
+from games.models import RATING_MU, Rating, RatingChange
+from tests.factories import (
+    make_moderator,
+    make_table,
+    make_user,
+    play_to_pan_on_time,
+    seated_users,
+)
+from tests.tournaments.helpers import hands_in_play, make_tournament, started, time_out
+
+pytestmark = pytest.mark.django_db
+
+
+def mu_of(user) -> float:
+    return Rating.objects.get(user=user).mu
+
+
+def test_a_finished_match_rates_its_people_by_place_and_only_once():
+    table = make_table(players=3)
+    match = play_to_pan_on_time(table)
+    places = {p.user: p.place for p in match.players.select_related("user")}
+    first = next(u for u, place in places.items() if place == 1)
+    last = next(u for u, place in places.items() if place == 3)
+    assert mu_of(first) > RATING_MU > mu_of(last)
+    assert sorted(Rating.objects.values_list("matches", flat=True)) == [1, 1, 1]
+    assert RatingChange.objects.filter(match=match).count() == 3
+
+    before = {r.user_id: (r.mu, r.sigma) for r in Rating.objects.all()}
+    assert ratings.match_rate(match=match) == []
+    assert {r.user_id: (r.mu, r.sigma) for r in Rating.objects.all()} == before
+
+
+def test_bots_are_not_rated_and_one_person_among_bots_is_not_a_rated_match():
+    alone = make_table(players=1, seats=3)
+    for position in (1, 2):
+        services.table_add_bot(table_id=alone.pk, by=alone.owner, position=position, level="greedy")
+    play_to_pan_on_time(alone)
+    assert not Rating.objects.exists()
+
+    pair = make_table(players=2, seats=3)
+    services.table_add_bot(table_id=pair.pk, by=pair.owner, position=2, level="greedy")
+    match = play_to_pan_on_time(pair)
+    assert set(Rating.objects.values_list("user", flat=True)) == {u.pk for u in seated_users(pair)}
+    assert RatingChange.objects.filter(match=match).count() == 2
+
+
+def test_a_player_who_leaves_during_the_match_ranks_below_everyone_who_stayed():
+    table = make_table(players=2)
+    stayer, leaver = seated_users(table)
+    match = services.match_start(table_id=table.pk, by=table.owner)
+    services.table_leave(table_id=table.pk, user=leaver)
+    # The bot that took his seat wins every hand: the one who stayed runs out of time.
+    while True:
+        match.refresh_from_db()
+        if match.status == match.Status.FINISHED:
+            break
+        hand = match.hands.order_by("-number").first()
+        if hand.is_over:
+            services.match_next_hand(
+                match_id=match.pk, after_number=hand.number, now=hand.finished_at
+            )
+            continue
+        state = hand.engine_state
+        if match.players.get(seat=state.to_move).user == stayer:
+            services.hand_timeout(hand_id=hand.pk, now=hand.deadline + timedelta(seconds=1))
+        else:
+            move = move_to_json(state.legal_moves()[0])
+            services.hand_act(hand_id=hand.pk, move=move, version=hand.version, as_bot=True)
+    assert match.players.get(user=leaver).place == 1
+    assert mu_of(leaver) < RATING_MU < mu_of(stayer)
+
+
+def test_annulling_a_rated_match_rebuilds_every_rating_without_it():
+    table = make_table(players=2)
+    first = play_to_pan_on_time(table)
+    second_match = play_to_pan_on_time(table)  # the rematch, same players
+    ola, janek = seated_users(table)
+    moderation.match_annul(by=make_moderator(), match_id=first.pk, reason="collusion")
+    assert not RatingChange.objects.filter(match=first).exists()
+    assert sorted(Rating.objects.values_list("matches", flat=True)) == [1, 1]
+    # The second match is now everyone's first: it starts from a newcomer's rating.
+    for change in RatingChange.objects.filter(match=second_match):
+        assert change.mu_before == RATING_MU
+    for user in (ola, janek):
+        assert mu_of(user) == RatingChange.objects.get(match=second_match, user=user).mu_after
+
+
+def test_tournament_matches_do_not_change_ratings():
+    people = [make_user() for _ in range(3)]
+    tournament = started(make_tournament(users=people, bots_allowed=False), letters=2)
+    time_out(hands_in_play(tournament)[0])
+    assert tournament.entries.filter(eliminated_at__isnull=False).count() == 1
+    assert not Rating.objects.exists()
+
+
+# --- pages ----------------------------------------------------------------------------------
+
+
+def test_the_table_shows_each_persons_rating_change_when_the_match_is_over(client):
+    table = make_table(players=2)
+    play_to_pan_on_time(table)
+    client.force_login(table.owner)
+    page = client.get(table.get_absolute_url()).content.decode()
+    assert page.count('data-testid="rating-delta"') == 2
+    assert ">+" in page and ">-" in page
+
+
+def test_the_profile_shows_a_provisional_rating(client):
+    table = make_table(players=2)
+    play_to_pan_on_time(table)
+    user = seated_users(table)[0]
+    page = client.get(user.get_absolute_url()).content.decode()
+    shown = ratings.display_rating(mu_of(user))
+    assert f'data-stat="rating">{shown}?<' in page
+
+
+def test_the_leaderboard_lists_established_players_by_rating(client):
+    strong, steady, newcomer, banned = (make_user() for _ in range(4))
+    Rating.objects.create(user=strong, mu=31.0, sigma=3.0, matches=40)
+    Rating.objects.create(user=steady, mu=26.0, sigma=4.0, matches=ratings.PROVISIONAL_MATCHES)
+    Rating.objects.create(user=newcomer, mu=40.0, sigma=7.0, matches=3)
+    Rating.objects.create(user=banned, mu=35.0, sigma=3.0, matches=50)
+    banned.banned_until = timezone.now() + timedelta(days=1)
+    banned.save()
+    page = client.get("/ratings/").content.decode()
+    listed = [strong.username, steady.username]
+    assert all(name in page for name in listed)
+    assert page.index(strong.username) < page.index(steady.username)
+    assert newcomer.username not in page and banned.username not in page
+    assert str(ratings.display_rating(31.0)) in page
