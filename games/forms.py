@@ -52,6 +52,9 @@ class TableForm(forms.Form):
     is_public = forms.BooleanField(
         label=_("Public (listed in the lobby; anyone may watch)"), required=False, initial=True
     )
+    rated = forms.BooleanField(
+        label=_("Rated (the result changes the players' ratings)"), required=False, initial=True
+    )
 
     # Every option of RULES.md, used when the profile is "custom".
     deck = forms.TypedChoiceField(

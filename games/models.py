@@ -46,6 +46,7 @@ class Table(models.Model):
     base_seconds = models.PositiveIntegerField(_("minutes per hand (in seconds)"), default=180)
     increment_seconds = models.PositiveIntegerField(_("seconds added per action"), default=2)
     is_public = models.BooleanField(_("public"), default=True)
+    rated = models.BooleanField(_("rated"), default=True)
     invite_token = models.CharField(max_length=32, default=new_invite_token, unique=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -1,6 +1,7 @@
 """Ratings: OpenSkill's Plackett-Luce model over the places of finished matches.
 
-Which matches count: a match at an ordinary table (tournaments have their own places)
+Which matches count: a match at an ordinary, rated table (the owner may make it casual;
+tournaments have their own places)
 that ended at P-A-N with at least two people in it. Bots are not rated, and people are
 rated against each other by their places among themselves. A player who left during the
 match (a bot finished it for him) ranks below everyone who stayed.
@@ -40,7 +41,10 @@ def is_provisional(rating: Rating | None) -> bool:
 
 def _rated_players(match: Match) -> tuple[list[MatchPlayer], int]:
     """The people of a finished ordinary match (none if it is not rated), and its seats."""
-    if match.status != Match.Status.FINISHED or hasattr(match.table, "tournament_table"):
+    table = match.table
+    if match.status != Match.Status.FINISHED or not table.rated:
+        return [], 0
+    if hasattr(table, "tournament_table"):
         return [], 0
     players = list(match.players.all())
     people = [p for p in players if p.user_id is not None and p.place is not None]
@@ -96,7 +100,9 @@ def match_rate(*, match: Match) -> list[RatingChange]:
 def rated_matches() -> list[Match]:
     """Every match that counts, in the order they ended."""
     return list(
-        Match.objects.filter(status=Match.Status.FINISHED, table__tournament_table__isnull=True)
+        Match.objects.filter(
+            status=Match.Status.FINISHED, table__rated=True, table__tournament_table__isnull=True
+        )
         .select_related("table__tournament_table")
         .prefetch_related("players")
         .order_by("finished_at", "pk")

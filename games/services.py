@@ -96,6 +96,7 @@ def table_create(
     base_seconds: int = 180,
     increment_seconds: int = 2,
     is_public: bool = True,
+    rated: bool = True,
 ) -> Table:
     """Create a table with ``seats`` empty seats and sit its owner in the first one."""
     name = (name or "").strip()
@@ -121,6 +122,7 @@ def table_create(
             base_seconds=base_seconds,
             increment_seconds=increment_seconds,
             is_public=is_public,
+            rated=rated,
         )
         Seat.objects.bulk_create(
             Seat(table=table, position=p, user=owner if p == 0 else None) for p in range(seats)

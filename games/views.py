@@ -49,6 +49,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
                 base_seconds=data["base_seconds"],
                 increment_seconds=data["increment_seconds"],
                 is_public=data["is_public"],
+                rated=data["rated"],
             )
         except services.Refused as refusal:
             form.add_error(None, refusal.message)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts import moderation
 from games import ratings, services
 from games.engine import move_to_json
-from games.models import RATING_MU, Rating, RatingChange
+from games.models import RATING_MU, Rating, RatingChange, Table
 from tests.factories import (
     make_moderator,
     make_table,
@@ -95,6 +96,25 @@ def test_annulling_a_rated_match_rebuilds_every_rating_without_it():
         assert change.mu_before == RATING_MU
     for user in (ola, janek):
         assert mu_of(user) == RatingChange.objects.get(match=second_match, user=user).mu_after
+
+
+def test_a_table_created_casual_shows_it_and_changes_no_rating(client):
+    owner = make_user()
+    client.force_login(owner)
+    client.post(
+        reverse("games:table_create"),
+        {"name": "Friendly", "profile": "kurnik", "seats": "2", "time_control": "3+2",
+         "is_public": "on", "deck": "24", "jokers": "0", "beton": "0", "three_cards": "nines",
+         "pickup": "three", "tie_rule": "any_final_play", "max_actions": "500",
+         "max_actions_result": "tie"},
+    )  # fmt: skip
+    table = Table.objects.get(name="Friendly")
+    assert not table.rated
+    services.table_sit(table_id=table.pk, user=make_user())
+    assert 'data-testid="rated">casual<' in client.get(table.get_absolute_url()).content.decode()
+    assert "casual" in client.get("/").content.decode()
+    play_to_pan_on_time(table)
+    assert not Rating.objects.exists()
 
 
 def test_tournament_matches_do_not_change_ratings():
