@@ -92,18 +92,25 @@ class ChatMessageAdmin(ReadOnlyAdmin):
         )
 
 
-class SeatInline(admin.TabularInline):
-    model = Seat
-    fields = ("position", "user", "bot_level")
-    readonly_fields = fields
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown under their parent, never added, changed or deleted there."""
+
     extra = 0
     can_delete = False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self.fields
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class SeatInline(ReadOnlyInline):
+    model = Seat
+    fields = ("position", "user", "bot_level")
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return request.user.has_perm("games.view_table")
@@ -205,18 +212,9 @@ class TableAdmin(ReadOnlyAdmin):
         )
 
 
-class MatchPlayerInline(admin.TabularInline):
+class MatchPlayerInline(ReadOnlyInline):
     model = MatchPlayer
     fields = ("seat", "display_name", "user", "bot_level", "place")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Match)

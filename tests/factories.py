@@ -64,6 +64,16 @@ def play_to_pan_on_time(table):
     raise AssertionError("the match did not end")
 
 
+def client_for(user: User | None = None):
+    """A test client that reads English pages, signed in as ``user`` if given."""
+    from django.test import Client
+
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
 def seated_users(table) -> list[User]:
     return [s.user for s in table.seats.select_related("user").order_by("position") if s.user]
 

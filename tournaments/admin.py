@@ -15,6 +15,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from games.admin import ReadOnlyInline
 from games.services import Refused
 from tournaments import services
 from tournaments.forms import TournamentForm
@@ -70,26 +71,14 @@ class TournamentAdminForm(forms.ModelForm):
         )
 
 
-class EntryInline(admin.TabularInline):
+class EntryInline(ReadOnlyInline):
     model = TournamentEntry
     fields = ["display_name", "user", "bot_level", "letters", "place", "eliminated_at"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
-class AnnouncementInline(admin.TabularInline):
+class AnnouncementInline(ReadOnlyInline):
     model = TournamentAnnouncement
     fields = ["created_at", "text", "posted_by"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Tournament)

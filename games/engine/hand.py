@@ -376,6 +376,28 @@ def _tables(rules: Rules) -> _Tables:
     return _Tables(rules)
 
 
+def _next_to_act(hands: list[int], p: int, n: int, spades_back: bool, top: int) -> int:
+    """Who acts after seat ``p`` (RULES §5): the next player clockwise who still holds
+    cards; with ``spades_back`` and a spade on top, the previous one instead, and with
+    only two players holding cards, ``p`` himself again (if he still holds any)."""
+    if spades_back and top < 52 and not top & 3:
+        if hands[p]:
+            holders = 0
+            for x in hands:
+                if x:
+                    holders += 1
+            if holders == 2:
+                return p
+        nxt = (p - 1) % n
+        while not hands[nxt]:
+            nxt = (nxt - 1) % n
+        return nxt
+    nxt = (p + 1) % n
+    while not hands[nxt]:
+        nxt = (nxt + 1) % n
+    return nxt
+
+
 def _top_rank_of(pile: Sequence[int]) -> int:
     """The rank a play must match: the top card's, or for a joker the card it covers."""
     for card_id in reversed(pile):
@@ -583,30 +605,15 @@ class HandState(_Slots):
         hist = (self._hist, p, move, None)
         actions = self._actions + 1
 
-        holders = 0
         if not h:
+            holders = 0
             for x in new_hands:
                 if x:
                     holders += 1
             if holders == 1:
                 return self._finish_last_player(new_hands, betons, new_pile, rank, actions, hist)
         n = self._n
-        top = move._top
-        if t.spades_back and top < 52 and not top & 3:
-            if not holders:
-                for x in new_hands:
-                    if x:
-                        holders += 1
-            if h and holders == 2:
-                nxt = p
-            else:
-                nxt = (p - 1) % n
-                while not new_hands[nxt]:
-                    nxt = (nxt - 1) % n
-        else:
-            nxt = (p + 1) % n
-            while not new_hands[nxt]:
-                nxt = (nxt + 1) % n
+        nxt = _next_to_act(new_hands, p, n, t.spades_back, move._top)
 
         s = _new(_Builder)
         s._t = t
@@ -703,21 +710,7 @@ class HandState(_Slots):
         top = new_pile[-1]
         top_rank = top >> 2 if top < 52 else _top_rank_of(new_pile)
         n = self._n
-        if t.spades_back and top < 52 and not top & 3:
-            holders = 0
-            for x in new_hands:
-                if x:
-                    holders += 1
-            if holders == 2:
-                nxt = p
-            else:
-                nxt = (p - 1) % n
-                while not new_hands[nxt]:
-                    nxt = (nxt - 1) % n
-        else:
-            nxt = (p + 1) % n
-            while not new_hands[nxt]:
-                nxt = (nxt + 1) % n
+        nxt = _next_to_act(new_hands, p, n, t.spades_back, top)
         actions = self._actions + 1
 
         s = _new(_Builder)

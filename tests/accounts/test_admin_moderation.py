@@ -12,34 +12,17 @@ import pytest
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth.models import Group
 from django.test import Client
-from django.utils import timezone, translation
+from django.utils import timezone
 
 from accounts import moderation
 from accounts.models import AuditLog, Report, User
 from games import services
 from games.models import ChatMessage, Hand, Match, Table
-from tests.factories import make_moderator, make_table, make_user, seated_users
+from tests.factories import client_for, make_moderator, make_table, make_user, seated_users
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 USERS = "/admin/accounts/user/"
-
-
-@pytest.fixture(autouse=True)
-def _english():
-    with translation.override("en"):
-        yield
-
-
-@pytest.fixture
-def mod() -> User:
-    return make_moderator("mod", language="en")
-
-
-def client_for(user: User) -> Client:
-    client = Client(HTTP_ACCEPT_LANGUAGE="en")
-    client.force_login(user)
-    return client
 
 
 def run_action(client: Client, url: str, action: str, objects: list, **form: object):

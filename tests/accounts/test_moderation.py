@@ -10,8 +10,7 @@ from django.contrib.auth.models import Group
 from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
-from django.test import Client
-from django.utils import timezone, translation
+from django.utils import timezone
 
 from accounts import moderation
 from accounts.models import AuditLog, Report, User
@@ -19,28 +18,18 @@ from accounts.notices import PERMANENT
 from games import selectors, services
 from games.engine import Rules
 from games.models import BotLevel, ChatMessage, Hand, Match, Table
-from tests.factories import PASSWORD, make_moderator, make_table, make_user, seated_users
+from tests.factories import (
+    PASSWORD,
+    client_for,
+    make_moderator,
+    make_table,
+    make_user,
+    seated_users,
+)
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 AUDIT = AuditLog.Action
-
-
-@pytest.fixture(autouse=True)
-def _english():
-    with translation.override("en"):
-        yield
-
-
-@pytest.fixture
-def mod() -> User:
-    return make_moderator("mod", language="en")
-
-
-def logged_in_client(user: User) -> Client:
-    client = Client(HTTP_ACCEPT_LANGUAGE="en")
-    client.force_login(user)
-    return client
 
 
 def sessions_of(user: User) -> int:
@@ -91,8 +80,8 @@ def test_the_moderators_group_holds_exactly_the_moderation_permissions():
 def test_a_ban_ends_sessions_empties_open_seats_and_is_logged(mod):
     table = make_table(players=2)
     owner, guest = seated_users(table)
-    logged_in_client(guest)
-    logged_in_client(guest)
+    client_for(guest)
+    client_for(guest)
     until = timezone.now() + timedelta(days=3)
 
     moderation.user_ban(by=mod, user_id=guest.pk, reason="insults", until=until)
@@ -168,8 +157,8 @@ def test_unban_lifts_the_ban_and_is_logged(mod):
 
 def test_log_out_everywhere_ends_every_session(mod):
     player = make_user()
-    logged_in_client(player)
-    logged_in_client(mod)
+    client_for(player)
+    client_for(mod)
     moderation.user_logout_everywhere(by=mod, user_id=player.pk, reason="account shared")
     assert sessions_of(player) == 0
     assert sessions_of(mod) == 1
@@ -380,7 +369,7 @@ def test_resolving_a_report_is_logged_and_the_reporter_is_told_once(mod):
     with pytest.raises(services.Refused, match="already been handled"):
         moderation.report_dismiss(by=mod, report_id=report.pk)
 
-    client = logged_in_client(reporter)
+    client = client_for(reporter)
     page = client.get("/").content.decode()
     assert "Your report about slowpoke has been resolved: muted for a day" in page
     assert "has been resolved" not in client.get("/").content.decode()
@@ -473,7 +462,7 @@ def test_a_banned_user_cannot_log_in_and_is_told_why_and_until_when():
     player = make_user(
         "banned1", banned_until=timezone.now() + timedelta(days=2), ban_reason="cheating"
     )
-    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client = client_for()
     response = client.post("/accounts/login/", {"login": "banned1", "password": PASSWORD})
     page = response.content.decode()
     assert "You are banned until" in page and "cheating" in page
@@ -483,7 +472,7 @@ def test_a_banned_user_cannot_log_in_and_is_told_why_and_until_when():
 
 def test_a_banned_user_with_a_surviving_session_is_logged_out_on_his_next_request():
     player = make_user(language="en")
-    client = logged_in_client(player)
+    client = client_for(player)
     User.objects.filter(pk=player.pk).update(banned_until=PERMANENT, ban_reason="spam bot")
 
     response = client.get("/")
@@ -500,15 +489,15 @@ def test_the_table_page_shows_a_muted_player_why_and_until_when(mod):
     moderation.user_mute(
         by=mod, user_id=player.pk, reason="caps lock", until=timezone.now() + timedelta(hours=3)
     )
-    page = logged_in_client(player).get(table.get_absolute_url()).content.decode()
+    page = client_for(player).get(table.get_absolute_url()).content.decode()
     assert 'data-testid="mute-notice"' in page and "caps lock" in page
 
 
 def test_moderator_tools_on_the_table_page_only_for_moderators(mod):
     table = make_table(players=2)
     services.chat_post(table_id=table.pk, user=seated_users(table)[1], text="hello")
-    player_page = logged_in_client(table.owner).get(table.get_absolute_url()).content.decode()
-    mod_page = logged_in_client(mod).get(table.get_absolute_url()).content.decode()
+    player_page = client_for(table.owner).get(table.get_absolute_url()).content.decode()
+    mod_page = client_for(mod).get(table.get_absolute_url()).content.decode()
     for marker in ('data-testid="mod-tools"', 'data-testid="hide-chat"', "remove-player"):
         assert marker not in player_page
         assert marker in mod_page
@@ -520,7 +509,7 @@ def test_a_player_reports_a_message_from_the_table_page():
     table = make_table(players=2)
     owner, rude = seated_users(table)
     message = services.chat_post(table_id=table.pk, user=rude, text="noob")
-    client = logged_in_client(owner)
+    client = client_for(owner)
 
     form = client.get(f"/reports/new/?message={message.pk}", HTTP_HX_REQUEST="true")
     assert form.status_code == 200
@@ -545,7 +534,7 @@ def test_a_player_reports_a_message_from_the_table_page():
 def test_a_player_reports_a_player_without_htmx():
     table = make_table(players=2)
     owner, other = seated_users(table)
-    client = logged_in_client(owner)
+    client = client_for(owner)
     response = client.post(
         "/reports/new/", {"user": other.pk, "table": table.pk, "reason": "stalling"}
     )

@@ -13,22 +13,11 @@ from hypothesis import strategies as st
 
 from games.bots import LEVELS, choose_move
 from games.engine import HandState, Rules, deal, move_from_json
+from tests.engine.positions import any_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 
-rules_strategy = st.builds(
-    Rules,
-    deck=st.sampled_from([24, 52]),
-    jokers=st.sampled_from([0, 2]),
-    beton=st.sampled_from([0, 2, 3]),
-    three_cards=st.sampled_from(["nines", "match", "any"]),
-    pickup=st.sampled_from(["three", "three_or_more", "three_or_all"]),
-    voluntary_pickup=st.booleans(),
-    spades_back=st.booleans(),
-    tie_rule=st.sampled_from(["any_final_play", "aces_only"]),
-    max_actions=st.integers(10, 120),
-    max_actions_result=st.sampled_from(["tie", "most_cards"]),
-)
+rules_strategy = any_rules(max_actions=120)
 
 
 def play_to(state: HandState, choices: list[int]) -> HandState:

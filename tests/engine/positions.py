@@ -4,7 +4,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import strategies as st
+
 from games.engine import HandState, Rules
+
+
+def any_rules(*, max_actions: int) -> st.SearchStrategy[Rules]:
+    """Every combination of the options of RULES.md, with an action limit of 10 to
+    ``max_actions`` (short hands keep the property tests fast)."""
+    return st.builds(
+        Rules,
+        deck=st.sampled_from([24, 52]),
+        jokers=st.sampled_from([0, 2]),
+        beton=st.sampled_from([0, 2, 3]),
+        three_cards=st.sampled_from(["nines", "match", "any"]),
+        pickup=st.sampled_from(["three", "three_or_more", "three_or_all"]),
+        voluntary_pickup=st.booleans(),
+        spades_back=st.booleans(),
+        tie_rule=st.sampled_from(["any_final_play", "aces_only"]),
+        max_actions=st.integers(10, max_actions),
+        max_actions_result=st.sampled_from(["tie", "most_cards"]),
+    )
 
 
 def pos(

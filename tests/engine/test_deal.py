@@ -1,6 +1,7 @@
 """Shuffling and dealing (RULES §2), the seed commitment and replay."""
 
 import hashlib
+import textwrap
 
 import pytest
 
@@ -17,27 +18,18 @@ from games.engine import (
     shuffled_deck,
     verify_commitment,
 )
+from games.engine import shuffle as shuffle_module
 
 SEED = "0" * 64
 
 
 def documented_shuffle(seed, deck):
-    """The 15-line script of the shuffle module docstring, copied verbatim."""
-    deck, words, counter = list(deck), [], 0
-    for i in range(len(deck) - 1, 0, -1):
-        n = i + 1
-        limit = (2**32 // n) * n
-        while True:
-            if not words:
-                d = hashlib.sha256(f"{seed}:{counter}".encode()).digest()
-                words = [int.from_bytes(d[k : k + 4], "big") for k in range(0, 32, 4)]
-                counter += 1
-            w = words.pop(0)
-            if w < limit:
-                break
-        j = w % n
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
+    """Run the script printed in the shuffle module's docstring, as a reader would."""
+    doc = shuffle_module.__doc__
+    script = doc[doc.index("reproduces it::") + len("reproduces it::") : doc.index("Commitment")]
+    namespace: dict = {}
+    exec(textwrap.dedent(script), namespace)
+    return namespace["shuffle"](seed, deck)
 
 
 def test_s2_deal_is_deterministic_for_a_seed():

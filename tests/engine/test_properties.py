@@ -16,20 +16,9 @@ from games.engine import (
     move_to_json,
     replay,
 )
+from tests.engine.positions import any_rules
 
-rules_strategy = st.builds(
-    Rules,
-    deck=st.sampled_from([24, 52]),
-    jokers=st.sampled_from([0, 2]),
-    beton=st.sampled_from([0, 2, 3]),
-    three_cards=st.sampled_from(["nines", "match", "any"]),
-    pickup=st.sampled_from(["three", "three_or_more", "three_or_all"]),
-    voluntary_pickup=st.booleans(),
-    spades_back=st.booleans(),
-    tie_rule=st.sampled_from(["any_final_play", "aces_only"]),
-    max_actions=st.integers(10, 80),
-    max_actions_result=st.sampled_from(["tie", "most_cards"]),
-)
+rules_strategy = any_rules(max_actions=80)
 seeds = st.text(min_size=1, max_size=20)
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

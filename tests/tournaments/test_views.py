@@ -5,10 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.test import Client
 from django.utils import timezone
 
-from tests.factories import make_user
+from tests.factories import client_for, make_user
 from tests.tournaments.helpers import make_staff, make_tournament, started
 from tournaments.models import Tournament, TournamentEntry
 
@@ -18,13 +17,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def english(settings):
     settings.LANGUAGE_CODE = "en"
-
-
-def client_for(user=None) -> Client:
-    client = Client(HTTP_ACCEPT_LANGUAGE="en")
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 def test_the_list_shows_upcoming_running_and_finished_tournaments():
