@@ -124,7 +124,6 @@ class Match(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PLAYING)
     state = models.JSONField()  # the engine's MatchState: letters, dealer, hands played
-    ranking = models.JSONField(null=True, blank=True)  # [[engine seat, place], ...] when over
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -290,13 +290,13 @@ def table_view(*, table: Table, viewer: User | None, now: datetime | None = None
             playable = singles
         if hand.outcome is not None:
             outcome_text = describe_outcome(hand.outcome, names)
-        if match.status == Match.Status.FINISHED and match.ranking:
-            users = {p.seat: p.user_id for p in match_players}
+        placed = sorted((p for p in match_players if p.place), key=lambda p: (p.place, p.seat))
+        if match.status == Match.Status.FINISHED and placed:
             changes = {c.user_id: c for c in match.rating_changes.all()}
-            ranking = [
-                (place, names[seat], LETTERS[letters[seat]], rating_delta(changes.get(users[seat])))
-                for seat, place in sorted(match.ranking, key=lambda r: (r[1], r[0]))
-            ]
+            ranking = []
+            for p in placed:
+                delta = rating_delta(changes.get(p.user_id))
+                ranking.append((p.place, p.display_name, LETTERS[letters[p.seat]], delta))
 
     table_open = table.status in (Table.Status.OPEN, Table.Status.FINISHED)
     filled = sum(1 for s in seats if not s.is_empty)

@@ -469,7 +469,6 @@ def _finish_hand(hand: Hand, state: HandState, *, now: datetime) -> None:
     if after.is_over:
         match.status = Match.Status.FINISHED
         match.finished_at = now
-        match.ranking = [[seat, place] for place, seat in after.ranking()]
         for place, seat in after.ranking():
             match.players.filter(seat=seat).update(place=place)
         if not tournament:

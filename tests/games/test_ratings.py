@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -130,11 +131,14 @@ def test_tournament_matches_do_not_change_ratings():
 
 def test_the_table_shows_each_persons_rating_change_when_the_match_is_over(client):
     table = make_table(players=2)
-    play_to_pan_on_time(table)
+    match = play_to_pan_on_time(table)
     client.force_login(table.owner)
     page = client.get(table.get_absolute_url()).content.decode()
-    assert page.count('data-testid="rating-delta"') == 2
-    assert ">+" in page and ">-" in page
+    ranking = page[page.index('data-testid="ranking"') :]
+    winner, loser = (p.user.username for p in match.players.order_by("place"))
+    # The winner first, gaining; the one with P-A-N second, losing.
+    assert re.search(rf'value="1">{winner} .*?rating-delta" [^>]*>\+\d+<', ranking)
+    assert re.search(rf'value="2">{loser} .*?rating-delta down" [^>]*>-\d+<', ranking)
 
 
 def test_the_profile_shows_a_provisional_rating(client):
