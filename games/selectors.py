@@ -480,6 +480,41 @@ class RecentMatch:
     place: int
     players: int
     replay: Hand | None  # the hand that ended it, when the viewer may replay it
+    rating_delta: str = ""  # "+12", "-8", or "" if it was not rated
+
+
+RATING_CHART_MATCHES = 100
+_CHART_WIDTH, _CHART_HEIGHT, _CHART_MARGIN = 300, 60, 4
+
+
+@dataclass(frozen=True)
+class RatingChart:
+    """A player's shown rating before his last rated matches and after each of them,
+    oldest first, with the points of a line through them in a 300 × 60 box."""
+
+    ratings: list[int]
+
+    @property
+    def matches(self) -> int:
+        return len(self.ratings) - 1
+
+    @property
+    def low(self) -> int:
+        return min(self.ratings)
+
+    @property
+    def high(self) -> int:
+        return max(self.ratings)
+
+    @property
+    def points(self) -> str:
+        span = (self.high - self.low) or 1
+        step = _CHART_WIDTH / (len(self.ratings) - 1)
+        inner = _CHART_HEIGHT - 2 * _CHART_MARGIN
+        return " ".join(
+            f"{i * step:.1f},{_CHART_MARGIN + inner * (self.high - r) / span:.1f}"
+            for i, r in enumerate(self.ratings)
+        )
 
 
 @dataclass(frozen=True)
@@ -495,6 +530,7 @@ class PlayerRecord:
     hands: int
     hands_lost: int
     recent: list[RecentMatch]
+    rating_chart: RatingChart | None = None  # from his first rated match on
 
     @staticmethod
     def _percent(part: int, whole: int) -> int | None:
@@ -549,11 +585,28 @@ def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
     )
     rows = list(finished.annotate(last_hand=Subquery(_last_hand))[:RECENT_MATCHES])
     last_hands = Hand.objects.select_related("match__table").in_bulk([r.last_hand for r in rows])
+    # The newest rated matches in the order they were rated (each one's rating before is
+    # the previous one's after); those among the recent matches are necessarily here.
+    changes = list(RatingChange.objects.filter(user=user).order_by("-pk")[:RATING_CHART_MATCHES])
+    changes.reverse()
+    by_match = {c.match_id: c for c in changes}
     recent = []
     for row in rows:
         last = last_hands.get(row.last_hand)
         visible = last is not None and (viewer == user or can_view_hand(last, viewer))
-        recent.append(RecentMatch(row.match, row.place, row.size, last if visible else None))
+        recent.append(
+            RecentMatch(
+                row.match,
+                row.place,
+                row.size,
+                last if visible else None,
+                rating_delta(by_match.get(row.match_id)),
+            )
+        )
+    chart = None
+    if changes:
+        shown = [display_rating(changes[0].mu_before)]
+        chart = RatingChart(shown + [display_rating(c.mu_after) for c in changes])
     rating = Rating.objects.filter(user=user).first()
     return PlayerRecord(
         rating=display_rating(rating.mu) if rating else None,
@@ -564,6 +617,7 @@ def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
         hands=Hand.objects.filter(mine).count(),
         hands_lost=Hand.objects.filter(mine & lost_seat).count(),
         recent=recent,
+        rating_chart=chart,
     )
 
 

@@ -164,3 +164,39 @@ def test_the_leaderboard_lists_established_players_by_rating(client):
     assert page.index(strong.username) < page.index(steady.username)
     assert newcomer.username not in page and banned.username not in page
     assert str(ratings.display_rating(31.0)) in page
+
+
+def test_the_profile_draws_the_rating_after_each_rated_match_and_each_matchs_change(client):
+    table = make_table(players=2)
+    play_to_pan_on_time(table)
+    play_to_pan_on_time(table)
+    user = seated_users(table)[1]
+    changes = list(RatingChange.objects.filter(user=user).order_by("pk"))
+    assert changes[1].mu_before == changes[0].mu_after
+    shown = [ratings.display_rating(changes[0].mu_before)] + [
+        ratings.display_rating(c.mu_after) for c in changes
+    ]
+    page = client.get(user.get_absolute_url()).content.decode()
+
+    # A line through the rating before, after the first and after the second match.
+    chart = page[page.index('data-testid="rating-chart"') :]
+    points = re.search(r'<polyline points="([^"]*)"', chart).group(1).split()
+    assert len(points) == 3
+    # Higher ratings are drawn higher up (a smaller y), the lowest at the bottom.
+    ys = [float(p.split(",")[1]) for p in points]
+    assert sorted(range(3), key=lambda i: ys[i]) == sorted(range(3), key=lambda i: -shown[i])
+    assert f"lowest {min(shown)}, highest {max(shown)}" in chart
+    assert "last 2 rated matches" in chart
+
+    # The recent matches, each with what it did to the rating.
+    recent = page[page.index('data-testid="recent-matches"') :]
+    deltas = re.findall(r'data-testid="rating-delta">([-+]\d+)<', recent)
+    assert sorted(deltas) == sorted([f"{shown[2] - shown[1]:+d}", f"{shown[1] - shown[0]:+d}"])
+
+
+def test_a_profile_without_rated_matches_draws_no_rating_line(client):
+    table = make_table(players=2, rated=False)
+    play_to_pan_on_time(table)
+    page = client.get(seated_users(table)[0].get_absolute_url()).content.decode()
+    assert 'data-testid="recent-matches"' in page
+    assert 'data-testid="rating-chart"' not in page and 'data-testid="rating-delta"' not in page
