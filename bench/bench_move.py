@@ -11,18 +11,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/pan_bench")
-os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")
-os.environ.setdefault("CHANNELS_PREFIX", "pan-bench")
-os.environ.setdefault("CELERY_QUEUE", "pan-bench-move")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pan_site.settings")
-os.environ.setdefault("HTTPS", "false")
-sys.path.insert(0, str(ROOT))
+from bench import use_services
+
+use_services(database="pan_bench", queue="pan-bench-move")
 
 
 def main() -> None:

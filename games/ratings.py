@@ -11,7 +11,9 @@ uncertainty (sigma 25/3) is 200 points. It is provisional, shown with a "?", unt
 ``PROVISIONAL_MATCHES`` rated matches; only established players are on the leaderboard.
 
 An annulled match must not count, nor anything that followed from it, so annulling a
-rated match replays every rated match from the start (``ratings_recompute``).
+rated match takes back its changes and every change rated after it, and rates the later
+matches again (``ratings_replay_after``): the cost is that of the matches since, and the
+ratings are those a rebuild from the start (``ratings_recompute``) would give.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from __future__ import annotations
 import logging
 
 from django.db import transaction
+from django.db.models import Count, Min, QuerySet
+from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from games.models import RATING_MU, RATING_SIGMA, Match, MatchPlayer, Rating, RatingChange
@@ -56,68 +60,141 @@ def _rank(player: MatchPlayer, seats: int) -> int:
     return seats + 1 if player.bot_level else player.place
 
 
+def _rate(match: Match, book: dict[int, Rating]) -> list[RatingChange]:
+    """Rate one match on the ratings in ``book`` (by user id; a player not in it starts
+    as a newcomer and is added): update them and return the changes, unsaved."""
+    people, seats = _rated_players(match)
+    if not people:
+        return []
+    before = [book.setdefault(p.user_id, Rating(user_id=p.user_id)) for p in people]
+    after = MODEL.rate(
+        [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before],
+        ranks=[_rank(p, seats) for p in people],
+    )
+    changes = []
+    for rating, (new,) in zip(before, after, strict=True):
+        changes.append(
+            RatingChange(
+                match=match,
+                user_id=rating.user_id,
+                mu_before=rating.mu,
+                sigma_before=rating.sigma,
+                mu_after=new.mu,
+                sigma_after=new.sigma,
+            )
+        )
+        rating.mu, rating.sigma = new.mu, new.sigma
+        rating.matches += 1
+    return changes
+
+
 def match_rate(*, match: Match) -> list[RatingChange]:
     """Rate a finished match once (again: nothing). Runs in the caller's transaction if
     there is one; locks the players' ratings in user order, so two matches ending at the
     same moment with a player in common wait for each other instead of deadlocking."""
     with transaction.atomic():
-        people, seats = _rated_players(match)
+        people, _ = _rated_players(match)
         if not people or RatingChange.objects.filter(match=match).exists():
             return []
         user_ids = sorted(p.user_id for p in people)
         for user_id in user_ids:
             Rating.objects.get_or_create(user_id=user_id)
-        ratings = {
+        book = {
             r.user_id: r
             for r in Rating.objects.select_for_update()
             .filter(user_id__in=user_ids)
             .order_by("user_id")
         }
-        before = [ratings[p.user_id] for p in people]
-        after = MODEL.rate(
-            [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before],
-            ranks=[_rank(p, seats) for p in people],
-        )
-        changes = []
-        for player, rating, (new,) in zip(people, before, after, strict=True):
-            changes.append(
-                RatingChange(
-                    match=match,
-                    user_id=player.user_id,
-                    mu_before=rating.mu,
-                    sigma_before=rating.sigma,
-                    mu_after=new.mu,
-                    sigma_after=new.sigma,
-                )
-            )
-            rating.mu, rating.sigma = new.mu, new.sigma
-            rating.matches += 1
+        changes = _rate(match, book)
+        for rating in book.values():
             rating.save(update_fields=["mu", "sigma", "matches", "updated_at"])
         RatingChange.objects.bulk_create(changes)
         return changes
 
 
+def _counting(matches: QuerySet[Match]) -> QuerySet[Match]:
+    return matches.select_related("table__tournament_table").prefetch_related("players")
+
+
 def rated_matches() -> list[Match]:
     """Every match that counts, in the order they ended."""
     return list(
-        Match.objects.filter(
-            status=Match.Status.FINISHED, table__rated=True, table__tournament_table__isnull=True
-        )
-        .select_related("table__tournament_table")
-        .prefetch_related("players")
-        .order_by("finished_at", "pk")
+        _counting(
+            Match.objects.filter(
+                status=Match.Status.FINISHED,
+                table__rated=True,
+                table__tournament_table__isnull=True,
+            )
+        ).order_by("finished_at", "pk")
     )
+
+
+def _lock_every_rating() -> dict[int, Rating]:
+    """Hold every rating row (a match that ends meanwhile waits until the rebuild is done
+    and is then rated on top of it); they are returned by user id."""
+    return {r.user_id: r for r in Rating.objects.select_for_update().order_by("user_id")}
+
+
+def _rate_in_turn(matches: list[Match], book: dict[int, Rating], touched: set[int]) -> int:
+    """Rate ``matches`` one after the other on ``book`` and store the result: the ratings
+    of the users in ``touched`` and of everyone rated (those left with no match are
+    deleted), and every change. Returns the matches rated."""
+    changes = []
+    rated = 0
+    for match in matches:
+        done = _rate(match, book)
+        rated += bool(done)
+        changes.extend(done)
+        touched.update(change.user_id for change in done)
+    now = timezone.now()
+    kept = [book[user_id] for user_id in touched if book[user_id].matches]
+    for rating in kept:
+        rating.updated_at = now
+    Rating.objects.filter(user_id__in=[u for u in touched if not book[u].matches]).delete()
+    Rating.objects.bulk_update([r for r in kept if r.pk], ["mu", "sigma", "matches", "updated_at"])
+    Rating.objects.bulk_create([r for r in kept if not r.pk])
+    RatingChange.objects.bulk_create(changes)
+    return rated
+
+
+def ratings_replay_after(*, match: Match) -> int:
+    """Take back what ``match`` and every match rated after it did to the ratings, then
+    rate again, in their first order, those later matches that still count (``match``
+    itself only if it still does). Returns the matches rated again."""
+    with transaction.atomic():
+        book = _lock_every_rating()
+        cutoff = RatingChange.objects.filter(match=match).aggregate(first=Min("pk"))["first"]
+        if cutoff is None:
+            return 0
+        undone = list(RatingChange.objects.filter(pk__gte=cutoff).order_by("pk"))
+        first_undone: dict[int, RatingChange] = {}
+        for change in undone:
+            first_undone.setdefault(change.user_id, change)
+        kept = dict(
+            RatingChange.objects.filter(pk__lt=cutoff, user_id__in=first_undone)
+            .values("user_id")
+            .annotate(n=Count("pk"))
+            .values_list("user_id", "n")
+        )
+        for user_id, change in first_undone.items():
+            rating = book[user_id]
+            rating.mu, rating.sigma = change.mu_before, change.sigma_before
+            rating.matches = kept.get(user_id, 0)
+        RatingChange.objects.filter(pk__gte=cutoff).delete()
+        again = list(dict.fromkeys(change.match_id for change in undone))
+        matches = _counting(Match.objects.all()).in_bulk(again)
+        rated = _rate_in_turn([matches[pk] for pk in again], book, set(first_undone))
+    logger.info("ratings replayed: %s matches rated again after match %s", rated, match.pk)
+    return rated
 
 
 def ratings_recompute() -> int:
     """Rebuild every rating from the matches that count, oldest first (after an annulment:
     what followed from the annulled match goes too). Returns the matches rated."""
     with transaction.atomic():
-        # Holding every rating row keeps a match that ends meanwhile waiting until the
-        # rebuild is done; it is then rated on top of it.
-        list(Rating.objects.select_for_update().order_by("user_id"))
+        _lock_every_rating()
         RatingChange.objects.all().delete()
         Rating.objects.all().delete()
-        rated = sum(bool(match_rate(match=match)) for match in rated_matches())
+        rated = _rate_in_turn(rated_matches(), {}, set())
     logger.info("ratings rebuilt from %s rated matches", rated)
     return rated

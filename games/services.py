@@ -46,7 +46,6 @@ from games.models import (
     Hand,
     Match,
     MatchPlayer,
-    RatingChange,
     Seat,
     Table,
 )
@@ -730,8 +729,7 @@ def match_set_annulled(*, match_id: int, now: datetime | None = None) -> Match:
         match.status = Match.Status.ANNULLED
         match.finished_at = match.finished_at or now
         match.save(update_fields=["status", "finished_at"])
-        if RatingChange.objects.filter(match=match).exists():
-            ratings.ratings_recompute()  # with the annulment, or not at all
+        ratings.ratings_replay_after(match=match)  # with the annulment, or not at all
         if was_playing and table.status == Table.Status.PLAYING:
             table.status = Table.Status.FINISHED
             table.save(update_fields=["status", "updated_at"])

@@ -126,6 +126,51 @@ def test_tournament_matches_do_not_change_ratings():
     assert not Rating.objects.exists()
 
 
+def rating_book() -> tuple[dict, dict]:
+    ratings_now = {r.user_id: (r.mu, r.sigma, r.matches) for r in Rating.objects.all()}
+    changes = {
+        (c.match_id, c.user_id): (c.mu_before, c.sigma_before, c.mu_after, c.sigma_after)
+        for c in RatingChange.objects.all()
+    }
+    return ratings_now, changes
+
+
+def test_annulling_replays_only_what_came_after_and_agrees_with_a_rebuild_from_the_start():
+    a, b, c = make_user(), make_user(), make_user()
+    ab, bc = make_table(a, players=1), make_table(b, players=1)
+    services.table_sit(table_id=ab.pk, user=b)
+    services.table_sit(table_id=bc.pk, user=c)
+    apart = make_table(players=2)  # two other people, never at a table with a, b or c
+    m1, m2, m3 = play_to_pan_on_time(ab), play_to_pan_on_time(apart), play_to_pan_on_time(bc)
+    m4, m5, m6 = play_to_pan_on_time(ab), play_to_pan_on_time(apart), play_to_pan_on_time(bc)
+    # The clocks of these tests run ahead of the wall clock: let the matches have ended in
+    # the order they were rated, as they do on the site, so that a rebuild agrees.
+    start = timezone.now()
+    for i, match in enumerate((m1, m2, m3, m4, m5, m6)):
+        type(match).objects.filter(pk=match.pk).update(finished_at=start + timedelta(minutes=i))
+    earlier = set(RatingChange.objects.filter(match__in=(m1, m2)).values_list("pk", flat=True))
+
+    moderation.match_annul(by=make_moderator(), match_id=m3.pk, reason="collusion")
+
+    # What was rated before the annulled match stays as it was, row for row.
+    assert set(RatingChange.objects.filter(match__in=(m1, m2)).values_list("pk", flat=True)) == (
+        earlier
+    )
+    assert not RatingChange.objects.filter(match=m3).exists()
+    assert RatingChange.objects.filter(match__in=(m4, m5, m6)).count() == 6
+    # c's only other match was the annulled one: the one after it starts from a newcomer.
+    assert RatingChange.objects.get(match=m6, user=c).mu_before == RATING_MU
+    assert RatingChange.objects.get(match=m6, user=b).mu_before == (
+        RatingChange.objects.get(match=m4, user=b).mu_after
+    )
+    played = {a.pk: 2, b.pk: 3, c.pk: 1} | {u.pk: 2 for u in seated_users(apart)}
+    assert {user_id: n for user_id, (_, _, n) in rating_book()[0].items()} == played
+
+    replayed = rating_book()
+    assert ratings.ratings_recompute() == 5
+    assert rating_book() == replayed
+
+
 # --- pages ----------------------------------------------------------------------------------
 
 
