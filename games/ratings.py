@@ -25,6 +25,7 @@ from django.db.models import Count, Min, QuerySet
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
+from accounts.models import User
 from games.models import RATING_MU, RATING_SIGMA, Match, MatchPlayer, Rating, RatingChange
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,14 @@ def display_rating(mu: float) -> int:
 
 def is_provisional(rating: Rating | None) -> bool:
     return rating is None or rating.matches < PROVISIONAL_MATCHES
+
+
+def rating_label(user: User) -> str:
+    """A person's shown rating as it stands beside his name ("1531", a newcomer "1500?").
+    Select ``user__rating`` with the user, or this costs a query."""
+    rating = getattr(user, "rating", None)
+    shown = display_rating(rating.mu if rating is not None else RATING_MU)
+    return f"{shown}?" if is_provisional(rating) else str(shown)
 
 
 def _rated_players(match: Match) -> tuple[list[MatchPlayer], int]:

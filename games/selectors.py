@@ -31,7 +31,7 @@ from games.models import (
     Seat,
     Table,
 )
-from games.ratings import PROVISIONAL_MATCHES, display_rating, is_provisional
+from games.ratings import PROVISIONAL_MATCHES, display_rating, is_provisional, rating_label
 
 CHAT_SHOWN = 50
 ACTIONS_SHOWN = 6
@@ -151,6 +151,7 @@ class PlayerView:
     connected: bool
     lag_ms: int | None
     place: int | None = None
+    rating: str = ""  # a person's shown rating; bots have none
 
 
 @dataclass
@@ -229,10 +230,10 @@ def table_view(*, table: Table, viewer: User | None, now: datetime | None = None
     """Everything the table page shows to ``viewer`` (None or anonymous: a spectator)."""
     now = now or timezone.now()
     viewer = viewer if viewer is not None and viewer.is_authenticated else None
-    seats = list(table.seats.select_related("user"))
+    seats = list(table.seats.select_related("user__rating"))
     match = current_match(table)
     hand = current_hand(match)
-    match_players = list(match.players.select_related("user")) if match else []
+    match_players = list(match.players.select_related("user__rating")) if match else []
     my_seat = next((p.seat for p in match_players if viewer and p.user_id == viewer.pk), None)
     my_position = next((s.position for s in seats if viewer and s.user_id == viewer.pk), None)
     is_owner = viewer is not None and table.owner_id == viewer.pk
@@ -275,6 +276,7 @@ def table_view(*, table: Table, viewer: User | None, now: datetime | None = None
                     connected=bool(p.bot_level) or presence.get(p.user_id, (False, None))[0],
                     lag_ms=None if p.bot_level else presence.get(p.user_id, (False, None))[1],
                     place=p.place,
+                    rating=rating_label(p.user) if p.user else "",
                 )
             )
         pile = [CardView.of(c) for c in view["pile"]]

@@ -1,11 +1,13 @@
-"""Template helpers for the game pages: SVG cards, clocks, rule profile names."""
+"""Template helpers for the game pages: SVG cards, clocks, rule profile names, ratings."""
 
 from __future__ import annotations
 
 from django import template
 from django.utils import translation
 
+from accounts.models import User
 from games import selectors
+from games.ratings import rating_label
 
 register = template.Library()
 
@@ -34,3 +36,9 @@ def profile_label(key: str) -> str:
 @register.simple_tag
 def time_control(table: object) -> str:
     return selectors.time_control_label(table.base_seconds, table.increment_seconds)
+
+
+@register.filter
+def rating(user: User) -> str:
+    """A person's shown rating beside his name."""
+    return rating_label(user)

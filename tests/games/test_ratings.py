@@ -245,3 +245,22 @@ def test_a_profile_without_rated_matches_draws_no_rating_line(client):
     page = client.get(seated_users(table)[0].get_absolute_url()).content.decode()
     assert 'data-testid="recent-matches"' in page
     assert 'data-testid="rating-chart"' not in page and 'data-testid="rating-delta"' not in page
+
+
+def test_the_table_shows_each_persons_rating_beside_his_name_and_none_for_bots(client):
+    table = make_table(players=2, seats=3)
+    established, newcomer = seated_users(table)
+    Rating.objects.create(user=established, mu=28.0, sigma=3.0, matches=40)
+    Rating.objects.create(user=newcomer, mu=27.0, sigma=6.0, matches=2)
+    services.table_add_bot(table_id=table.pk, by=table.owner, position=2, level="greedy")
+
+    def shown(testid: str) -> list[str]:
+        page = client.get(table.get_absolute_url()).content.decode()
+        return re.findall(rf'data-testid="{testid}" [^>]*>([^<]*)<', page)
+
+    expected = [str(ratings.display_rating(28.0)), f"{ratings.display_rating(27.0)}?"]
+    assert shown("seat-rating") == expected  # the seats, before the match
+    services.match_start(table_id=table.pk, by=table.owner)
+    page = client.get(table.get_absolute_url()).content.decode()
+    assert page.count('data-testid="player" ') == 3  # two people and the bot...
+    assert sorted(shown("player-rating")) == sorted(expected)  # ...which has no rating
