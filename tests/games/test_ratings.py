@@ -260,6 +260,10 @@ def test_the_table_shows_each_persons_rating_beside_his_name_and_none_for_bots(c
 
     expected = [str(ratings.display_rating(28.0)), f"{ratings.display_rating(27.0)}?"]
     assert shown("seat-rating") == expected  # the seats, before the match
+    lobby = client.get("/").content.decode()
+    players = lobby[lobby.index('data-testid="lobby-players"') :]
+    assert re.search(rf"{established.username} <[^>]*>{expected[0]}<", players)
+    assert re.search(rf"{newcomer.username} <[^>]*>{re.escape(expected[1])}<", players)
     services.match_start(table_id=table.pk, by=table.owner)
     page = client.get(table.get_absolute_url()).content.decode()
     assert page.count('data-testid="player" ') == 3  # two people and the bot...
