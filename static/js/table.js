@@ -37,9 +37,22 @@
     }
   }
 
+  // The tab's title says when it is your turn, so that a player reading another tab
+  // sees it (and a phone in a pocket buzzes, where the browser allows it).
+  var baseTitle = document.title;
+  function markTurn() {
+    var turn = document.querySelector('[data-testid="your-turn"]');
+    var title = turn ? "\u25B6 " + turn.textContent.trim() + " \u00B7 " + baseTitle : baseTitle;
+    if (document.title === title) { return; }
+    if (turn && document.hidden && navigator.vibrate) { navigator.vibrate(120); }
+    document.title = title;
+  }
+  markTurn();
+
   document.addEventListener("htmx:wsAfterMessage", function (evt) {
     var message = evt.detail.message || "";
     foldRulesOnceDealt();
+    markTurn();
     if (message.indexOf('id="players"') !== -1) {
       clocksBase = performance.now(); // fresh server values just arrived
     }

@@ -77,6 +77,10 @@ def test_two_players_play_a_hand_a_spectator_sees_no_cards_the_lobby_fills(site,
         if mover is None:
             ola.wait_for_timeout(100)
             continue
+        # The tab's title tells the player to move, and only him.
+        (waiting,) = (p for p in pages.values() if p is not mover)
+        expect(mover).to_have_title(re.compile(r"^▶ Your turn · "))
+        expect(waiting).not_to_have_title(re.compile("^▶"))
         before = version(mover)
         legal = mover.locator("button.card-button.legal")
         if legal.count():
