@@ -170,7 +170,8 @@ else:
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "pan")
 # The clock's tasks (timeouts and the sweep) have a queue of their own, so that a backlog
 # of bot moves or tournament steps never delays a timeout. A worker started without -Q
-# consumes both queues; the Procfile adds a worker that consumes only the clock's.
+# consumes both queues (the embedded one, the tests'); the Procfile's main worker takes
+# only the main queue, or it would hold clock tasks behind its backlog (make bench-clock).
 CELERY_CLOCK_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-clock"
 # Each queue has its own exchange and key: sharing the default ones, a message would be
 # delivered to both queues.
