@@ -10,7 +10,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install run test lint format messages bench-engine bench-tournament bench-clock bench-move bench-ratings clean
+.PHONY: help install run test lint format messages bench-engine bench-tournament bench-clock bench-move bench-ratings bench-spectators clean
 
 help:
 	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
@@ -72,6 +72,10 @@ bench-move: install
 # An annulment's cost to the ratings: replay after it vs rebuild (database pan_bench_ratings).
 bench-ratings: install
 	$(PY) -m bench.bench_ratings
+
+# A move's cost with 100 spectators: visitors share a render, signed-in ones do not.
+bench-spectators: install
+	$(PY) -m bench.bench_spectators
 
 clean:
 	rm -rf $(VENV) var

@@ -19,3 +19,28 @@ def use_services(*, database: str, queue: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pan_site.settings")
     os.environ.setdefault("HTTPS", "false")
     sys.path.insert(0, str(ROOT))
+
+
+def ensure_database(url: str, *, fresh: bool = False) -> None:
+    """Create the bench database if missing (``fresh``: drop it first, so no match left
+    over from an earlier run keeps dealing hands and loading the worker)."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    admin = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if fresh:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def start_django(*, fresh: bool = False) -> None:
+    """Set Django up on the benchmark's database, created (``fresh``: anew) and migrated."""
+    ensure_database(os.environ["DATABASE_URL"], fresh=fresh)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)

@@ -25,23 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import ROOT, use_services
+from bench import ROOT, start_django, use_services
 
 use_services(database="pan_bench", queue="pan-bench")
-
-
-def ensure_database(url: str, *, fresh: bool = False) -> None:
-    """Create the bench database if missing (``fresh``: drop it first, so no match left
-    over from an earlier run keeps dealing hands and loading the worker)."""
-    import psycopg
-
-    name = url.rsplit("/", 1)[1]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if fresh:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def start(args: list[str], log: Path) -> subprocess.Popen:
@@ -160,15 +146,10 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=40, help="bot tables in the flood phases")
     options = parser.parse_args()
 
-    ensure_database(os.environ["DATABASE_URL"], fresh=True)
-    import django
-
-    django.setup()
+    start_django(fresh=True)
     from django.conf import settings
-    from django.core.management import call_command
     from django.utils import timezone
 
-    call_command("migrate", verbosity=0)
     logs = Path(tempfile.mkdtemp(prefix="bench-clock-"))
     celery = [str(Path(sys.executable).parent / "celery"), "-A", "pan_site"]
     main, clock = settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_CLOCK_QUEUE

@@ -9,11 +9,10 @@ Uses its own database (``pan_bench``) unless DATABASE_URL says otherwise.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 
-from bench import use_services
+from bench import start_django, use_services
 
 use_services(database="pan_bench", queue="pan-bench-move")
 
@@ -23,13 +22,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=400)
     options = parser.parse_args()
 
-    from bench.bench_clock import ensure_database
-
-    ensure_database(os.environ["DATABASE_URL"])
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    start_django()
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -38,7 +31,6 @@ def main() -> None:
     from games.engine import Rules, move_to_json
     from games.models import Hand, Table
 
-    call_command("migrate", verbosity=0)
     stamp = int(time.time() * 1000)
     act_queries, act_ms, render_queries, render_ms = [], [], [], []
     moves = 0

@@ -4,7 +4,9 @@
 (``ws-send``), the server answers with HTML fragments that htmx swaps in by id
 (out-of-band). Every command is checked for who is asking; a refused one gets a
 refusal fragment and changes nothing. On every group event each consumer renders
-its own viewer's fragments, so a player sees his hand and nobody else does.
+its own viewer's fragments, so a player sees his hand and nobody else does; spectators
+all see the same public view, so one render of an event serves every spectator of the
+process (``SharedRenders``): one for visitors, one for signed-in spectators.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import asyncio
 import contextlib
 import json
 import logging
+import threading
 import time
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -22,6 +27,7 @@ from django.core.cache import cache
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from accounts.moderation import PERM_INTERVENE, may
 from games import events, renderers, selectors, services
 from games.consumers_moderation import (
     MODERATOR_COMMANDS,
@@ -37,6 +43,42 @@ PING_EVERY = 5.0
 PRESENCE_TTL = 20
 COMMAND_BURST, COMMAND_WINDOW = 20, 5.0  # at most 20 commands in 5 seconds per socket
 CONNECTIONS_PER_MINUTE = 60  # per user (or per address for visitors)
+
+
+@dataclass(frozen=True)
+class SharedRender:
+    render: tuple[str, int]  # the fragments and the hand's version
+    insiders: frozenset[int]  # users who must not be served this render (TableView.insiders)
+
+
+class SharedRenders:
+    """The table fragments of one group event as spectators see them, by (table, event,
+    language, signed in or not): the first spectator's consumer renders, the others in
+    the process reuse it. Only the latest few events are kept; a render is never shared
+    across events, so clocks and presence are as fresh as a render of one's own."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self.hits = 0
+        self._renders: OrderedDict[tuple[int, str, str, bool], SharedRender] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, str, str, bool]) -> SharedRender | None:
+        with self._lock:
+            return self._renders.get(key)
+
+    def hit(self) -> None:
+        with self._lock:
+            self.hits += 1
+
+    def put(self, key: tuple[int, str, str, bool], shared: SharedRender) -> None:
+        with self._lock:
+            self._renders[key] = shared
+            while len(self._renders) > self.size:
+                self._renders.popitem(last=False)
+
+
+SHARED_RENDERS = SharedRenders()
 
 
 class PingConsumer(AsyncJsonWebsocketConsumer):
@@ -236,24 +278,40 @@ class TableConsumer(UserSocketMixin, AsyncWebsocketConsumer):
         version = event.get("version")
         if version is not None and version <= self.last_version:
             return  # an older event overtaken by a newer render: nothing new to show
-        await self._send_table()
+        await self._send_table(event=event.get("id"))
 
     async def chat_changed(self, event: dict[str, Any]) -> None:
         html = await database_sync_to_async(self._render_chat)()
         await self.send(text_data=html)
 
-    async def _send_table(self, force: bool = False) -> None:
-        html, version = await database_sync_to_async(self._render_table)()
+    async def _send_table(self, force: bool = False, event: str | None = None) -> None:
+        html, version = await database_sync_to_async(self._render_table)(event)
         if not force and version < self.last_version:
             return
         self.last_version = version
         await self.send(text_data=html)
 
-    def _render_table(self) -> tuple[str, int]:
+    def _render_table(self, event: str | None = None) -> tuple[str, int]:
+        key = (self.table_id, event, self.language, self._is_user()) if event else None
+        if key is not None:
+            shared = SHARED_RENDERS.get(key)
+            if shared is not None and self._spectator_among(shared.insiders):
+                SHARED_RENDERS.hit()
+                return shared.render
         with translation.override(self.language):
             table = Table.objects.get(pk=self.table_id)
             view = selectors.table_view(table=table, viewer=self.user)
-            return renderers.table_fragments(view), view.version
+            render = renderers.table_fragments(view), view.version
+        if key is not None and self._spectator_among(view.insiders):
+            SHARED_RENDERS.put(key, SharedRender(render, view.insiders))
+        return render
+
+    def _spectator_among(self, insiders: frozenset[int]) -> bool:
+        """Whether this viewer sees the table as every spectator like him does: not signed
+        in, or signed in with no part in it (not an insider, not a moderator)."""
+        if not self._is_user():
+            return True
+        return self.user.pk not in insiders and not may(self.user, PERM_INTERVENE)
 
     def _render_chat(self) -> str:
         with translation.override(self.language):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import random
+import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -53,7 +54,9 @@ def lobby_changed_on_commit() -> None:
 
 
 def table_changed_on_commit(table_id: int, *, version: int | None) -> None:
-    event = {"type": "table.changed", "version": version}
+    """Tell a table's sockets it changed; the event's id lets the consumers of one
+    process render it once for all the anonymous visitors."""
+    event = {"type": "table.changed", "version": version, "id": uuid.uuid4().hex}
     transaction.on_commit(lambda: _group_send(table_group(table_id), event))
 
 

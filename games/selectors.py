@@ -194,6 +194,9 @@ class TableView:
     can_rematch: bool
     server_now_ms: int
     hands_count: int
+    # Who sees this table otherwise than a spectator: its owner, whoever holds a seat,
+    # the players of its match (moderators too, but that is a permission).
+    insiders: frozenset[int] = frozenset()
 
 
 def can_view_table(table: Table, user: User | None, invited_tables: list[int]) -> bool:
@@ -331,6 +334,11 @@ def table_view(*, table: Table, viewer: User | None, now: datetime | None = None
         can_rematch=is_owner and table.status == Table.Status.FINISHED and filled >= 2,
         server_now_ms=int(now.timestamp() * 1000),
         hands_count=match.hands.count() if match else 0,
+        insiders=frozenset(
+            {table.owner_id}
+            | {s.user_id for s in seats if s.user_id}
+            | {p.user_id for p in match_players if p.user_id}
+        ),
     )
 
 

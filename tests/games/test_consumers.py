@@ -10,9 +10,10 @@ from channels.db import database_sync_to_async
 
 from accounts.models import User
 from games import services
+from games.consumers import SHARED_RENDERS
 from games.engine import HandState, card_label
 from games.models import Hand, Table
-from tests.factories import make_table, make_user, seated_users
+from tests.factories import make_moderator, make_table, make_user, seated_users
 from tests.games.ws import connect, frames_until, version_of
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.redis]
@@ -92,6 +93,39 @@ async def test_a_move_reaches_every_seat_and_spectator_each_with_his_own_view():
     other_text = "".join(first["other"] + updates["other"])
     assert [m for m in secret_marks(set(state.hand(mover_seat)) - {"9H"}) if m in other_text] == []
     for ws in (ws_mover, ws_other, ws_spectator):
+        await ws.disconnect()
+
+
+async def test_one_render_of_a_move_serves_every_spectator_of_a_kind_and_nobody_else():
+    g = await started_table()
+    mover = g.by_seat[g.state.to_move]
+    path = f"/ws/tables/{g.table.pk}/"
+    watcher_a, watcher_b = await database_sync_to_async(lambda: (make_user(), make_user()))()
+    moderator = await database_sync_to_async(make_moderator)()
+    ws_mover, ws_moderator = await connect(path, mover), await connect(path, moderator)
+    visitors = [await connect(path, None), await connect(path, None)]
+    watchers = [await connect(path, watcher_a), await connect(path, watcher_b)]
+    everyone = [ws_mover, ws_moderator, *visitors, *watchers]
+    for ws in everyone:
+        await frames_until(ws, 'id="my-hand"')
+    hits = SHARED_RENDERS.hits
+
+    await ws_mover.send_json_to({"action": "play", "cards": "9H", "version": str(g.hand.version)})
+    seen = {}
+    for name, ws in zip(["mover", "moderator", "v1", "v2", "w1", "w2"], everyone, strict=True):
+        seen[name] = (await frames_until(ws, 'data-version="2"'))[-1]
+    # Each kind of spectator gets the same fragments, down to the clocks' milliseconds:
+    # one render of the move for the visitors and one for the signed-in spectators.
+    assert seen["v1"] == seen["v2"] and seen["w1"] == seen["w2"]
+    assert SHARED_RENDERS.hits >= hits + 2
+    assert re.search(r'id="pile".*data-card="9H"', seen["w1"], re.S)
+    assert 'data-testid="report-player"' in seen["w1"]
+    assert 'data-testid="report-player"' not in seen["v1"]
+    # The player and the moderator get their own: the hand, the moderator's tools.
+    assert hand_cards_in(seen["mover"]) and not hand_cards_in(seen["w1"])
+    assert 'data-testid="remove-player"' in seen["moderator"]
+    assert 'data-testid="remove-player"' not in seen["w1"]
+    for ws in everyone:
         await ws.disconnect()
 
 
