@@ -41,6 +41,18 @@ def make_table(owner: User | None = None, *, players: int = 2, rules=None, **fie
     return table
 
 
+def table_form(**fields: str | None) -> dict[str, str]:
+    """The create-table form filled in for a public table of the kurnik rules, with
+    ``fields`` changed (None: left out, as an unticked box is)."""
+    form: dict[str, str | None] = {
+        "name": "Test table", "profile": "kurnik", "seats": "2", "time_control": "3+2",
+        "is_public": "on", "deck": "24", "jokers": "0", "beton": "0", "three_cards": "nines",
+        "pickup": "three", "tie_rule": "any_final_play", "max_actions": "500",
+        "max_actions_result": "tie",
+    }  # fmt: skip
+    return {key: value for key, value in (form | fields).items() if value is not None}
+
+
 def play_to_pan_on_time(table):
     """Start a match at ``table`` and let the player to move run out of time, hand after
     hand, until somebody has P-A-N. Returns the finished match."""

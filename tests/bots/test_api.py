@@ -13,21 +13,9 @@ from hypothesis import strategies as st
 
 from games.bots import LEVELS, choose_move
 from games.engine import HandState, Rules, deal, move_from_json
-from tests.engine.positions import any_rules
+from tests.engine.positions import hands_played, play_to
 
 ROOT = Path(__file__).resolve().parents[2]
-
-rules_strategy = any_rules(max_actions=120)
-
-
-def play_to(state: HandState, choices: list[int]) -> HandState:
-    """Apply legal moves picked by ``choices`` (indices modulo the number of moves)."""
-    for choice in choices:
-        if state.outcome is not None:
-            break
-        legal = state.legal_moves()
-        state = state.apply(legal[choice % len(legal)])
-    return state
 
 
 def position(seed: str, moves: int, rules: Rules | None = None, players: int = 4) -> HandState:
@@ -36,17 +24,8 @@ def position(seed: str, moves: int, rules: Rules | None = None, players: int = 4
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    rules=rules_strategy,
-    players=st.integers(2, 4),
-    seed=st.text(min_size=1, max_size=12),
-    choices=st.lists(st.integers(0, 50), max_size=80),
-    bot_seed=st.text(max_size=8),
-)
-def test_every_level_returns_a_legal_move_from_any_position(
-    rules, players, seed, choices, bot_seed
-):
-    state = play_to(deal(rules, players, 0, seed), choices)
+@given(state=hands_played(max_moves=80), bot_seed=st.text(max_size=8))
+def test_every_level_returns_a_legal_move_from_any_position(state, bot_seed):
     if state.outcome is not None:
         return
     view = json.loads(json.dumps(state.view_for(state.to_move)))
@@ -179,17 +158,8 @@ def with_hidden_cards_shuffled(state: HandState, seat: int, rng_seed: int) -> Ha
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    rules=rules_strategy,
-    players=st.integers(2, 4),
-    seed=st.text(min_size=1, max_size=12),
-    choices=st.lists(st.integers(0, 50), max_size=60),
-    shuffle_seed=st.integers(0, 1000),
-)
-def test_bots_cannot_cheat_the_move_depends_only_on_the_view(
-    rules, players, seed, choices, shuffle_seed
-):
-    state = play_to(deal(rules, players, 0, seed), choices)
+@given(state=hands_played(max_moves=60), shuffle_seed=st.integers(0, 1000))
+def test_bots_cannot_cheat_the_move_depends_only_on_the_view(state, shuffle_seed):
     if state.outcome is not None:
         return
     seat = state.to_move

@@ -8,8 +8,7 @@ from hypothesis import strategies as st
 
 from games.bots.knowledge import Knowledge
 from games.engine import PickUp, Play, Rules, deal
-from tests.bots.test_api import play_to, rules_strategy
-from tests.engine.positions import pos
+from tests.engine.positions import hands_played, play_to, pos
 
 
 def test_cards_seen_picked_up_are_known_until_played():
@@ -54,20 +53,11 @@ def test_unrevealed_betons_are_unknown_even_to_their_owner():
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    rules=rules_strategy,
-    players=st.integers(2, 4),
-    seed=st.text(min_size=1, max_size=12),
-    choices=st.lists(st.integers(0, 50), max_size=80),
-    sample_seed=st.integers(0, 10_000),
-)
-def test_every_determinisation_is_a_state_the_seat_could_be_in(
-    rules, players, seed, choices, sample_seed
-):
-    state = play_to(deal(rules, players, 0, seed), choices)
+@given(state=hands_played(max_moves=80), sample_seed=st.integers(0, 10_000))
+def test_every_determinisation_is_a_state_the_seat_could_be_in(state, sample_seed):
     if state.outcome is not None:
         return
-    seat = state.to_move
+    seat, players = state.to_move, state.players
     view = state.view_for(seat)
     knowledge = Knowledge.from_view(view)
     guess = knowledge.determinise(random.Random(sample_seed))

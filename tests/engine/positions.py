@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from games.engine import HandState, Rules
+from games.engine import HandState, Rules, deal
 
 
 def any_rules(*, max_actions: int) -> st.SearchStrategy[Rules]:
@@ -44,3 +44,26 @@ def pos(
         to_move=to_move,
         **kw,
     )
+
+
+def play_to(state: HandState, choices: list[int]) -> HandState:
+    """Apply legal moves picked by ``choices`` (indices modulo the number of moves)."""
+    for choice in choices:
+        if state.outcome is not None:
+            break
+        legal = state.legal_moves()
+        state = state.apply(legal[choice % len(legal)])
+    return state
+
+
+@st.composite
+def hands_played(draw: st.DrawFn, *, max_moves: int, max_actions: int = 120) -> HandState:
+    """A hand under any rules, of 2 to 4 players, dealt from any seed and played up to
+    ``max_moves`` legal moves in (it may be over by then)."""
+    state = deal(
+        draw(any_rules(max_actions=max_actions)),
+        draw(st.integers(2, 4)),
+        0,
+        draw(st.text(min_size=1, max_size=12)),
+    )
+    return play_to(state, draw(st.lists(st.integers(0, 50), max_size=max_moves)))

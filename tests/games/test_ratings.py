@@ -19,6 +19,7 @@ from tests.factories import (
     make_user,
     play_to_pan_on_time,
     seated_users,
+    table_form,
 )
 from tests.tournaments.helpers import hands_in_play, make_tournament, started, time_out
 
@@ -102,13 +103,7 @@ def test_annulling_a_rated_match_rebuilds_every_rating_without_it():
 def test_a_table_created_casual_shows_it_and_changes_no_rating(client):
     owner = make_user()
     client.force_login(owner)
-    client.post(
-        reverse("games:table_create"),
-        {"name": "Friendly", "profile": "kurnik", "seats": "2", "time_control": "3+2",
-         "is_public": "on", "deck": "24", "jokers": "0", "beton": "0", "three_cards": "nines",
-         "pickup": "three", "tie_rule": "any_final_play", "max_actions": "500",
-         "max_actions_result": "tie"},
-    )  # fmt: skip
+    client.post(reverse("games:table_create"), table_form(name="Friendly"))
     table = Table.objects.get(name="Friendly")
     assert not table.rated
     services.table_sit(table_id=table.pk, user=make_user())

@@ -12,7 +12,7 @@ from django.utils import timezone
 from games import services
 from games.engine import Rules, replay, verify_commitment
 from games.models import Hand, Table
-from tests.factories import make_table, make_user
+from tests.factories import make_table, make_user, table_form
 
 pytestmark = pytest.mark.django_db
 
@@ -35,11 +35,8 @@ def test_creating_a_table_from_a_profile(english):
     english.force_login(make_user("ola"))
     response = english.post(
         reverse("games:table_create"),
-        {"name": "Piki", "profile": "piki_cofane", "seats": "3", "time_control": "5+3",
-         "is_public": "on", "deck": "24", "jokers": "0", "beton": "0", "three_cards": "nines",
-         "pickup": "three", "tie_rule": "any_final_play", "max_actions": "500",
-         "max_actions_result": "tie"},
-    )  # fmt: skip
+        table_form(name="Piki", profile="piki_cofane", seats="3", time_control="5+3"),
+    )
     table = Table.objects.get()
     assert response.status_code == 302 and response["Location"] == table.get_absolute_url()
     assert table.rules == Rules(spades_back=True)
@@ -52,11 +49,16 @@ def test_an_impossible_custom_table_shows_why_and_creates_nothing(english):
     english.force_login(make_user("ola"))
     response = english.post(
         reverse("games:table_create"),
-        {"name": "x", "profile": "custom", "seats": "4", "time_control": "custom",
-         "base_seconds": "2", "deck": "24", "jokers": "0", "beton": "0",
-         "three_cards": "nines", "pickup": "three", "tie_rule": "any_final_play",
-         "max_actions": "3", "max_actions_result": "tie"},
-    )  # fmt: skip
+        table_form(
+            name="x",
+            profile="custom",
+            seats="4",
+            time_control="custom",
+            base_seconds="2",
+            max_actions="3",
+            is_public=None,
+        ),
+    )
     page = response.content.decode()
     assert response.status_code == 200
     assert "Ensure this value is greater than or equal to 5." in page
