@@ -210,7 +210,7 @@ def play_to_the_end(hand: Hand) -> None:
         move = bots.choose_move(
             levels[seat], state.view_for(seat), seed=f"{hand.pk}:{hand.version}"
         )
-        hand = games.hand_act(hand_id=hand.pk, move=move, version=hand.version, as_bot=True).hand
+        hand = games.hand_act(hand_id=hand.pk, move=move, version=hand.version, as_bot=True)
 
 
 if __name__ == "__main__":

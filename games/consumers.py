@@ -27,7 +27,6 @@ from django.core.cache import cache
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from accounts.moderation import PERM_INTERVENE, may
 from games import events, renderers, selectors, services
 from games.consumers_moderation import (
     MODERATOR_COMMANDS,
@@ -295,23 +294,16 @@ class TableConsumer(UserSocketMixin, AsyncWebsocketConsumer):
         key = (self.table_id, event, self.language, self._is_user()) if event else None
         if key is not None:
             shared = SHARED_RENDERS.get(key)
-            if shared is not None and self._spectator_among(shared.insiders):
+            if shared is not None and selectors.sees_as_spectator(self.user, shared.insiders):
                 SHARED_RENDERS.hit()
                 return shared.render
         with translation.override(self.language):
             table = Table.objects.get(pk=self.table_id)
             view = selectors.table_view(table=table, viewer=self.user)
             render = renderers.table_fragments(view), view.version
-        if key is not None and self._spectator_among(view.insiders):
+        if key is not None and selectors.sees_as_spectator(self.user, view.insiders):
             SHARED_RENDERS.put(key, SharedRender(render, view.insiders))
         return render
-
-    def _spectator_among(self, insiders: frozenset[int]) -> bool:
-        """Whether this viewer sees the table as every spectator like him does: not signed
-        in, or signed in with no part in it (not an insider, not a moderator)."""
-        if not self._is_user():
-            return True
-        return self.user.pk not in insiders and not may(self.user, PERM_INTERVENE)
 
     def _render_chat(self) -> str:
         with translation.override(self.language):

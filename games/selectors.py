@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from accounts.moderation import PERM_INTERVENE, may
 from games.engine import LETTERS, PROFILES, Rules, card_label, parse_card
 from games.engine.rules import MAX_PLAYERS
 from games.models import (
@@ -197,6 +198,15 @@ class TableView:
     # Who sees this table otherwise than a spectator: its owner, whoever holds a seat,
     # the players of its match (moderators too, but that is a permission).
     insiders: frozenset[int] = frozenset()
+
+
+def sees_as_spectator(viewer: User | None, insiders: frozenset[int]) -> bool:
+    """Whether ``viewer`` sees a table as every spectator of his kind does: a visitor, or
+    a signed-in user with no part in it (not one of ``TableView.insiders``, not a
+    moderator, whose tools are his own)."""
+    if viewer is None or not viewer.is_authenticated:
+        return True
+    return viewer.pk not in insiders and not may(viewer, PERM_INTERVENE)
 
 
 def can_view_table(table: Table, user: User | None, invited_tables: list[int]) -> bool:

@@ -77,11 +77,6 @@ class Refused(Exception):
         self.resync = resync
 
 
-@dataclass(frozen=True)
-class ActResult:
-    hand: Hand
-
-
 # --- tables and seats -----------------------------------------------------------------
 
 
@@ -325,8 +320,9 @@ def hand_act(
     user: User | None = None,
     as_bot: bool = False,
     now: datetime | None = None,
-) -> ActResult:
-    """The player to move plays or picks up (``move`` is the engine's move JSON).
+) -> Hand:
+    """The player to move plays or picks up (``move`` is the engine's move JSON); returns
+    the hand after the move.
 
     Locks the hand row. An overdue clock is applied first (the timeout is committed
     and the move refused). Then who is asking, his seat, his turn and ``version`` are
@@ -366,7 +362,7 @@ def hand_act(
             _record(hand, state, new_state, seat=state.to_move, now=now, increment=True)
     if timed_out:
         raise Refused(_("Your time ran out: the timeout was applied first."), resync=True)
-    return ActResult(hand=hand)
+    return hand
 
 
 def hand_timeout(*, hand_id: int, version: int | None = None, now: datetime | None = None) -> bool:
