@@ -1,28 +1,41 @@
 """How late do clock timeouts come on the real stack? (`make bench-clock`)
 
-Schedules at least 200 deadlines across as many tables on a real `celery worker` and
-`celery beat` (PostgreSQL + Redis), nobody moves, and measures for every hand the
-lateness: the moment the timeout was committed minus the deadline. Then does it again
-with the worker killed by SIGKILL while the deadlines are pending and started again
-after they have passed, so that the beat sweeper has to catch them.
+Starts a real `celery worker` and `celery beat` (PostgreSQL + Redis), each of which runs
+a clock ticker (``games.clock``); deals hands whose deadlines are spread over some
+seconds, nobody moves, and measures for every hand the lateness: the moment the timeout
+was applied (``finished_at``) minus the deadline. Phases:
 
-Then floods the main queue with the moves of tables of ISMCTS bots and measures again
-with one worker for both queues, with a worker for both and one for the clock, and with
-a worker for each queue (the Procfile's way). Prints p50 / p99 / max of the lateness
-for every phase. Uses its own database (``pan_bench``), Redis database 3 and queue
-``pan-bench`` unless told otherwise.
+1. healthy: worker and beat;
+2. beat SIGKILLed while the deadlines are pending (the worker's ticker alone);
+3. the worker SIGKILLed while they are pending (beat's ticker alone);
+4. both SIGKILLed until 1 s after the last deadline, then a worker comes back and catches
+   up (the lateness is the downtime plus the catch-up);
+5. the main queue flooded with the moves of tables of ISMCTS bots: worker and beat, then
+   the flooded worker alone (beat SIGKILLed), its ticker sharing the CPU with the bots.
+
+Prints p50 / p99 / max of the lateness for every phase, and the tasks pending in the
+broker (queued, or held by a worker until their eta) at their most during it, by task:
+timers cost nothing there, bot moves and next-hand deals are the only countdowns.
+Uses its own database (``pan_bench``), Redis database 3 and queue ``pan-bench`` unless
+the environment says otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 
 from bench import ROOT, start_django, use_services
@@ -131,93 +144,185 @@ def lateness_ms(deadlines: dict[int, object], timeout: float) -> list[float]:
     return [(finished[pk] - deadline).total_seconds() * 1000 for pk, deadline in deadlines.items()]
 
 
-def report(label: str, values: list[float]) -> None:
+def broker_messages() -> Iterator[tuple[str, bytes, dict]]:
+    """This site's messages in the broker: ``("queued", list key, message)`` for those
+    waiting in its queue, ``("held", delivery tag, message)`` for those delivered to a
+    worker that has not acknowledged them (a task with an eta is held so until due)."""
+    import redis
+    from django.conf import settings
+
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    for key in (queue, *(f"{queue}\x06\x16{step}" for step in (3, 6, 9))):  # kombu's priorities
+        for raw in client.lrange(key, 0, -1):
+            yield "queued", key, json.loads(raw)
+    for tag, raw in client.hgetall("unacked").items():
+        message, _exchange, routing_key = json.loads(raw)
+        if routing_key == queue:
+            yield "held", tag, message
+
+
+def pending_tasks() -> Counter[str]:
+    """The tasks of this site's queue in the broker, queued or held, by name."""
+    return Counter(message["headers"]["task"] for _, _, message in broker_messages())
+
+
+def purge_broker() -> None:
+    """Drop what earlier runs left in the bench's queue, and held by workers they killed
+    (Redis would give those back only after the visibility timeout, hours later)."""
+    import redis
+    from django.conf import settings
+
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    for where, key, _ in list(broker_messages()):
+        if where == "queued":
+            client.delete(key)
+        else:
+            client.hdel("unacked", key)
+            client.zrem("unacked_index", key)
+
+
+@contextmanager
+def watching_pending(every: float = 0.5) -> Iterator[dict[str, int]]:
+    """Sample the pending tasks and the live hands during the block; the dict it yields
+    holds, afterwards, the most of each task at once and the most live hands."""
+    from django.db import connection
+
+    from games.models import Hand
+
+    most: dict[str, int] = {}
+    stop = threading.Event()
+
+    def sample() -> None:
+        try:
+            while not stop.wait(every):
+                counts = pending_tasks()
+                counts["live hands"] = Hand.objects.filter(outcome__isnull=True).count()
+                for name, count in counts.items():
+                    most[name] = max(most.get(name, 0), count)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield most
+    finally:
+        stop.set()
+        thread.join()
+
+
+def report(label: str, values: list[float], most: dict[str, int]) -> None:
     print(
         f"{label}: n={len(values)} lateness p50 {statistics.median(values):.0f} ms, "
-        f"p99 {percentile(values, 0.99):.0f} ms, max {max(values):.0f} ms"
+        f"p99 {percentile(values, 0.99):.0f} ms, max {max(values):.0f} ms "
+        f"(load average {os.getloadavg()[0]:.1f})"
     )
+    live = most.pop("live hands", 0)
+    timers = most.pop("games.hand_timeout", 0)
+    others = ", ".join(f"{name} {count}" for name, count in sorted(most.items())) or "none"
+    print(f"  pending tasks at most: timers {timers}; others: {others} (live hands {live})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deadlines", type=int, default=240)
     parser.add_argument("--spread", type=float, default=20.0, help="seconds to start them over")
-    parser.add_argument("--killed", type=int, default=60, help="deadlines in the SIGKILL phase")
+    parser.add_argument("--killed", type=int, default=60, help="deadlines in the later phases")
     parser.add_argument("--flood", type=int, default=40, help="bot tables in the flood phases")
     options = parser.parse_args()
 
     start_django(fresh=True)
+    purge_broker()
     from django.conf import settings
     from django.utils import timezone
 
+    from games.clock import POLL_INTERVAL
+
     logs = Path(tempfile.mkdtemp(prefix="bench-clock-"))
     celery = [str(Path(sys.executable).parent / "celery"), "-A", "pan_site"]
-    main, clock = settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_CLOCK_QUEUE
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    commands = {
+        "worker": [
+            *celery, "worker", "--pool=threads", "--concurrency=8", "--loglevel=info",
+            f"--queues={queue}", "--hostname=worker@%h", "--without-gossip", "--without-mingle",
+        ],
+        "beat": [*celery, "beat", "--loglevel=info", f"--schedule={logs / 'schedule'}"],
+    }  # fmt: skip
+    ready = {"worker": "ready.", "beat": "beat: Starting"}
+    running: dict[str, subprocess.Popen] = {}
+    starts: Counter[str] = Counter()
 
-    def worker_args(name: str, queues: str, concurrency: int = 8) -> list[str]:
-        return [
-            *celery, "worker", "--pool=threads", f"--concurrency={concurrency}",
-            "--loglevel=info", f"--queues={queues}", f"--hostname={name}@%h",
-            "--without-gossip", "--without-mingle",
-        ]  # fmt: skip
+    def up(*names: str) -> None:
+        for name in names:
+            starts[name] += 1
+            log = logs / f"{name}-{starts[name]}.log"
+            running[name] = start(commands[name], log)
+            wait_for(log, ready[name])
 
-    def stop(*procs: subprocess.Popen) -> None:
-        for proc in procs:
+    def kill(*names: str, sig: int = signal.SIGKILL) -> None:
+        for name in names:
+            proc = running.pop(name)
             if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
+                os.killpg(proc.pid, sig)
                 proc.wait(30)
 
-    both = worker_args("worker", f"{main},{clock}")
-    beat = start([*celery, "beat", f"--schedule={logs / 'schedule'}"], logs / "beat.log")
-    worker = start(both, logs / "worker.log")
-    extra: list[subprocess.Popen] = []
-    try:
-        wait_for(logs / "worker.log", "ready.")
-        print(f"phase 1: {options.deadlines} deadlines over {options.spread:.0f} s, worker healthy")
-        deadlines = schedule_deadlines(options.deadlines, options.spread, base_seconds=5)
-        report("healthy", lateness_ms(deadlines, timeout=60))
+    def killed_while_pending(label: str, victims: tuple[str, ...]) -> None:
+        with watching_pending() as most:
+            deadlines = schedule_deadlines(options.killed, 2.0, base_seconds=5)
+            kill(*victims)
+            values = lateness_ms(deadlines, timeout=60)
+        report(label, values, most)
 
-        print(f"phase 2: {options.killed} deadlines, worker SIGKILLed while they are pending")
-        deadlines = schedule_deadlines(options.killed, 2.0, base_seconds=5)
-        time.sleep(1.0)  # the worker has received the timeout tasks and holds them
-        os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait()
-        last = max(deadlines.values())
-        time.sleep(max(0.0, (last - timezone.now()).total_seconds() + 1.0))
-        worker = start(both, logs / "worker-2.log")
-        wait_for(logs / "worker-2.log", "ready.")
-        report("after SIGKILL", lateness_ms(deadlines, timeout=60))
-        print("  (the worker was down until 1 s after the last deadline)")
+    print(
+        f"settings: {os.environ['DATABASE_URL'].rsplit('/', 1)[1]}, queue {queue}, one worker "
+        f"(threads, concurrency 8) and beat, each with a ticker polling every "
+        f"{POLL_INTERVAL} s; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+    )
+    try:
+        up("worker", "beat")
+        print(f"phase 1: {options.deadlines} deadlines over {options.spread:.0f} s, all healthy")
+        with watching_pending() as most:
+            deadlines = schedule_deadlines(options.deadlines, options.spread, base_seconds=5)
+            values = lateness_ms(deadlines, timeout=60)
+        report("healthy (worker + beat)", values, most)
+
+        print(f"phase 2: {options.killed} deadlines over 2 s, beat SIGKILLed before them")
+        killed_while_pending("beat SIGKILLed, the worker alive", ("beat",))
+        up("beat")
+
+        print(f"phase 3: {options.killed} deadlines over 2 s, the worker SIGKILLed before them")
+        killed_while_pending("worker SIGKILLed, beat alive", ("worker",))
+        up("worker")
+
+        print(f"phase 4: {options.killed} deadlines over 2 s, worker and beat SIGKILLed")
+        with watching_pending() as most:
+            deadlines = schedule_deadlines(options.killed, 2.0, base_seconds=5)
+            kill("worker", "beat")
+            last = max(deadlines.values())
+            time.sleep(max(0.0, (last - timezone.now()).total_seconds() + 1.0))
+            up("worker")
+            back = timezone.now()
+            values = lateness_ms(deadlines, timeout=60)
+        report("all down until 1 s after the last deadline, then a worker", values, most)
+        pairs = zip(deadlines.values(), values, strict=True)
+        done = max(deadline + timedelta(milliseconds=late) for deadline, late in pairs)
+        print(f"  the last of them {(done - back).total_seconds():.1f} s after it was ready")
+        up("beat")
 
         if options.flood:
-            print(f"phase 3: {options.flood} tables of four ISMCTS bots flood the main queue")
+            print(f"phase 5: {options.flood} tables of four ISMCTS bots flood the main queue")
             flood = flood_with_bots(options.flood)
-            setups = [
-                ("one worker for both queues", [("worker-3", both)]),
-                (
-                    "a worker for both queues, one for the clock",
-                    [("worker-4", both), ("clock-4", worker_args("clock", clock, 4))],
-                ),
-                (
-                    "a worker for the main queue, one for the clock",
-                    [
-                        ("worker-5", worker_args("worker", main)),
-                        ("clock-5", worker_args("clock", clock, 4)),
-                    ],
-                ),
-            ]
-            for label, workers in setups:
-                stop(worker, *extra)
-                started = [start(args, logs / f"{name}.log") for name, args in workers]
-                worker, extra = started[0], started[1:]
-                for name, _ in workers:
-                    wait_for(logs / f"{name}.log", "ready.")
-                time.sleep(5.0)  # the bots' backlog builds up again
-                deadlines = schedule_deadlines(options.killed, 10.0, base_seconds=5)
-                report(f"flood, {label}", lateness_ms(deadlines, timeout=90))
+            time.sleep(5.0)  # the bots' backlog builds up
+            for label, victims in (("worker + beat", ()), ("the worker alone", ("beat",))):
+                kill(*victims)
+                with watching_pending() as most:
+                    deadlines = schedule_deadlines(options.killed, 10.0, base_seconds=5)
+                    values = lateness_ms(deadlines, timeout=90)
+                report(f"flood, {label}", values, most)
             stop_flood(flood)
     finally:
-        stop(worker, *extra, beat)
+        kill(*list(running), sig=signal.SIGTERM)
     print(f"logs: {logs}")
 
 

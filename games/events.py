@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import random
 import uuid
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from asgiref.sync import async_to_sync
@@ -65,11 +64,9 @@ def chat_changed_on_commit(table_id: int) -> None:
 
 
 def hand_changed_on_commit(hand: Hand, *, table_id: int) -> None:
-    """After a hand changed: tell the table, arm its clock, and wake a bot whose turn it is."""
-    version, deadline = hand.version, hand.deadline
-    table_changed_on_commit(table_id, version=version)
-    if deadline is not None:
-        transaction.on_commit(lambda: schedule_timeout(hand.pk, version, deadline))
+    """After a hand changed: tell the table and wake a bot whose turn it is. (No timer to
+    arm: the clock tickers read the new deadline from the row, games.clock.)"""
+    table_changed_on_commit(table_id, version=hand.version)
     schedule_bot_if_needed_on_commit(hand)
 
 
@@ -89,12 +86,6 @@ def schedule_next_hand_on_commit(match_id: int, after_number: int, *, delay: flo
     transaction.on_commit(
         lambda: tasks.match_next_hand_task.apply_async((match_id, after_number), countdown=delay)
     )
-
-
-def schedule_timeout(hand_id: int, version: int, deadline: datetime) -> None:
-    from games import tasks
-
-    tasks.hand_timeout_task.apply_async((hand_id, version), eta=deadline)
 
 
 def schedule_bot(hand_id: int, version: int, delay: float) -> None:

@@ -194,6 +194,15 @@ class Hand(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "number"], name="hand_number_unique")
         ]
+        indexes = [
+            # The clock tickers ask it ten times a second which hands are due (games.clock):
+            # only unfinished hands, so it stays as small as the live room.
+            models.Index(
+                fields=["deadline"],
+                condition=models.Q(outcome__isnull=True),
+                name="hand_live_deadline",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.match} hand {self.number}"

@@ -1,50 +1,35 @@
 """Celery tasks of the games app: thin wrappers that call one service each.
 
-The clock's three layers (DESIGN.md): a move checks the deadline itself (services);
-``hand_timeout_task`` is scheduled for each deadline and applies the timeout only if
-the hand's version has not moved; ``sweep_hands`` runs on beat every 2 s and catches
-whatever a lost task or a killed worker left behind.
+The clock's three layers (DESIGN.md), one truth (the hand's ``deadline`` column):
+(1) every move and websocket connect applies an overdue timeout first (services);
+(2) a clock ticker next to every worker (a process of its own), in beat and in the
+embedded web process reads the due deadlines from an index ten times a second and
+applies them (``games.clock``): no task per move, nothing held in memory until a
+deadline, and a timeout lands while any worker or beat lives;
+(3) ``sweep_hands`` runs on beat every 2 s on the main queue: it starts again a ticker
+of its worker that has died, applies whatever timeout is still overdue after
+``SWEEP_TIMEOUT_GRACE``, deals due next hands and wakes stalled bots.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from datetime import timedelta
 
 from celery import shared_task
 from django.db.models import Max
 from django.utils import timezone
 
-from games import bots, services
+from games import bots, clock, services
 from games.models import Hand, Match
 
 logger = logging.getLogger(__name__)
 
 SWEEP_NEXT_HAND_GRACE = timedelta(seconds=services.NEXT_HAND_DELAY + 3)
 SWEEP_BOT_GRACE = timedelta(seconds=5)
-
-
-# A countdown may fire a little before its ETA (timer precision, clocks of two machines);
-# waiting out a short remainder here beats leaving the timeout to the 2-second sweeper.
-EARLY_WAIT_MAX = 2.0
-
-
-@shared_task(name="games.hand_timeout")
-def hand_timeout_task(hand_id: int, version: int) -> bool:
-    """Layer 2: apply the timeout of ``hand_id`` if it is still at ``version`` when due."""
-    deadline = (
-        Hand.objects.filter(pk=hand_id, version=version).values_list("deadline", flat=True).first()
-    )
-    if deadline is None:
-        return False  # the hand moved on (or ended): this task is stale
-    early = (deadline - timezone.now()).total_seconds()
-    if early > EARLY_WAIT_MAX:
-        hand_timeout_task.apply_async((hand_id, version), eta=deadline)
-        return False
-    if early > 0:
-        time.sleep(early)
-    return services.hand_timeout(hand_id=hand_id, version=version)
+# The tickers apply a timeout within a tenth of a second; the sweep steps in only after
+# this, so that it does not queue on the row lock a ticker holds.
+SWEEP_TIMEOUT_GRACE = timedelta(seconds=2)
 
 
 @shared_task(name="games.bot_act")
@@ -75,16 +60,12 @@ def match_next_hand_task(match_id: int, after_number: int) -> bool:
 
 @shared_task(name="games.sweep_hands")
 def sweep_hands() -> dict[str, int]:
-    """Layer 3: overdue clocks, due next hands and waiting bots, whatever happened to tasks."""
+    """Layer 3: dead tickers, clocks they left overdue, due next hands and waiting bots."""
     now = timezone.now()
-    timeouts = 0
-    # Each overdue hand gets its own timeout task, so that the worker's threads apply
-    # them side by side (after a lost worker there may be many at once).
-    for hand_id, version in Hand.objects.filter(
-        deadline__lte=now, outcome__isnull=True
-    ).values_list("pk", "version"):
-        hand_timeout_task.delay(hand_id, version)
-        timeouts += 1
+    clock.revive_tickers()
+    due, _ = clock.due_timeouts(now - SWEEP_TIMEOUT_GRACE)
+    clock.apply_timeouts(due)
+    timeouts = len(due)
 
     dealt = 0
     playing = Match.objects.filter(status=Match.Status.PLAYING).annotate(last=Max("hands__number"))

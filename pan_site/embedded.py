@@ -1,8 +1,9 @@
-"""The embedded Celery worker and beat: threads inside the web process.
+"""The embedded Celery worker, beat and clock ticker: threads inside the web process.
 
 Used when no ``REDIS_URL`` is set, so that ``make run`` has working clocks, bots and
 periodic sweeps on a machine with nothing installed. The broker is kombu's in-memory
 transport, which exists only inside this process: tasks are sent and consumed here.
+The clock ticker (``games.clock``) applies the timeouts, as it does in every worker.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from celery import beat
 from celery.worker import WorkController
 from django.conf import settings
 
+from games import clock
 from pan_site.celery import app
 
 logger = logging.getLogger(__name__)
@@ -34,7 +36,7 @@ class _EmbeddedWorkController(WorkController):
 
 
 def start_embedded_worker(*, concurrency: int = 4, timeout: float = 15.0) -> WorkController:
-    """Start (once per process) a Celery worker thread and a beat thread.
+    """Start (once per process) a Celery worker thread, a beat thread and the clock ticker.
 
     Returns the running worker. Refuses to run against a real broker, where the
     separate ``celery worker`` and ``celery beat`` processes do this job.
@@ -53,7 +55,7 @@ def start_embedded_worker(*, concurrency: int = 4, timeout: float = 15.0) -> Wor
             hostname=f"embedded@{threading.get_native_id()}",
             pool="threads",
             concurrency=concurrency,
-            queues=[settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_CLOCK_QUEUE],
+            queues=[settings.CELERY_TASK_DEFAULT_QUEUE],
             loglevel="WARNING",
             without_heartbeat=True,
             without_mingle=True,
@@ -64,6 +66,7 @@ def start_embedded_worker(*, concurrency: int = 4, timeout: float = 15.0) -> Wor
             raise RuntimeError("The embedded Celery worker did not start.")
         beat_schedule_file = settings.VAR_DIR / "celerybeat-schedule"
         beat.EmbeddedService(app, thread=True, schedule_filename=str(beat_schedule_file)).start()
-        logger.info("Embedded Celery worker and beat started (in-memory broker).")
+        clock.start_ticker()  # beat_init would start it too, but later, from beat's thread
+        logger.info("Embedded Celery worker, beat and clock ticker started (in-memory broker).")
         _started = worker
         return worker

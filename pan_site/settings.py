@@ -167,22 +167,18 @@ else:
     }
     CELERY_BROKER_URL = REDIS_URL
 
+# One queue, named after CELERY_QUEUE so that several sites (or test runs) share a Redis.
+# No timeout travels on it: a clock ticker next to every worker and in beat reads the due
+# deadlines from the database (games.clock), so a backlog of bot moves never makes a
+# clock late and no worker holds a timer until its deadline (make bench-clock).
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "pan")
-# The clock's tasks (timeouts and the sweep) have a queue of their own, so that a backlog
-# of bot moves or tournament steps never delays a timeout. A worker started without -Q
-# consumes both queues (the embedded one, the tests'); the Procfile's main worker takes
-# only the main queue, or it would hold clock tasks behind its backlog (make bench-clock).
-CELERY_CLOCK_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-clock"
-# Each queue has its own exchange and key: sharing the default ones, a message would be
-# delivered to both queues.
-CELERY_TASK_QUEUES = tuple(
-    Queue(name, Exchange(name, type="direct"), routing_key=name)
-    for name in (CELERY_TASK_DEFAULT_QUEUE, CELERY_CLOCK_QUEUE)
+CELERY_TASK_QUEUES = (
+    Queue(
+        CELERY_TASK_DEFAULT_QUEUE,
+        Exchange(CELERY_TASK_DEFAULT_QUEUE, type="direct"),
+        routing_key=CELERY_TASK_DEFAULT_QUEUE,
+    ),
 )
-CELERY_TASK_ROUTES = {
-    "games.hand_timeout": {"queue": CELERY_CLOCK_QUEUE},
-    "games.sweep_hands": {"queue": CELERY_CLOCK_QUEUE},
-}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True
@@ -193,12 +189,12 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# Countdowns must fire on time: clocks depend on them (issue: clocks).
+# Countdowns (a bot's pause, the deal of the next hand) fire within a tenth of a second.
 CELERY_WORKER_TIMER_PRECISION = 0.1
 # Redis redelivers unacknowledged messages after this; longer than any countdown.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60 * 60 * 2}
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
-    # Layer 3 of the clocks: overdue hands, due next hands, stalled bots.
+    # Layer 3 of the clocks: timeouts every ticker missed, due next hands, stalled bots.
     "sweep-hands": {"task": "games.sweep_hands", "schedule": 2.0, "options": {"expires": 10.0}},
     # Tournaments due to start, and the next step of every running one (issue: tournaments).
     "sweep-tournaments": {

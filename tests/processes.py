@@ -81,12 +81,11 @@ def wait_for_port(port: int, *, proc: subprocess.Popen, log: Path, timeout: floa
 
 
 def celery_worker_args(*, queues: Sequence[str] | None = None, concurrency: int = 4) -> list[str]:
-    """A ``celery worker`` on ``queues``: by default both of the settings' queues (the
-    main one and the clock's), as a worker started without -Q would take."""
+    """A ``celery worker`` on ``queues``: by default the settings' queue (``CELERY_QUEUE``)."""
     from django.conf import settings
 
     if queues is None:
-        queues = [settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_CLOCK_QUEUE]
+        queues = [settings.CELERY_TASK_DEFAULT_QUEUE]
     return [
         str(VENV_BIN / "celery"),
         "-A",

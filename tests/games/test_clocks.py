@@ -1,4 +1,8 @@
-"""The clock's three layers on the real stack: PostgreSQL, Redis, `celery worker`, `celery beat`."""
+"""The clock's three layers on the real stack: PostgreSQL, Redis, `celery worker`, `celery beat`.
+
+Nobody connects to a websocket in these tests: the timeouts land because a clock ticker
+runs in every worker and in beat (``games.clock``), whichever of them lives.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from games import services, tasks
+from games import services
 from games.engine import move_to_json
 from games.models import Hand
 from pan_site.tasks import heartbeat
@@ -78,7 +82,7 @@ def wait_for_outcome(hand: Hand, timeout: float) -> Hand:
 
 
 def test_an_idle_player_gets_the_letter_when_his_time_runs_out(tmp_path):
-    with celery_worker(tmp_path):
+    with celery_worker(tmp_path):  # the main worker alone: no beat, nobody connected
         hand = started_hand(base_seconds=5)
         idle_seat, deadline = hand.engine_state.to_move, hand.deadline
         hand = wait_for_outcome(hand, timeout=15)
@@ -90,40 +94,28 @@ def test_an_idle_player_gets_the_letter_when_his_time_runs_out(tmp_path):
     assert hand.actions.get().entry == {"seat": idle_seat, "type": "timeout"}
 
 
-def test_timeouts_have_a_queue_of_their_own_that_the_clock_worker_alone_serves(tmp_path):
-    # No worker takes the main queue (as if bot moves had swamped it): the clock's
-    # worker applies the timeout anyway, on time, and takes nothing else.
-    with celery_worker(tmp_path, "clock", queues=[settings.CELERY_CLOCK_QUEUE]):
+def test_a_timeout_travels_through_no_queue_so_a_backlog_cannot_delay_it(tmp_path):
+    # The only worker consumes a queue nobody sends to, and a task waits on the main
+    # queue (as if bot moves had swamped it): the timeout comes anyway, on time, and the
+    # worker receives no task at all.
+    idle_queue = f"{settings.CELERY_TASK_DEFAULT_QUEUE}-idle-{uuid.uuid4().hex[:6]}"
+    with celery_worker(tmp_path, "idle", queues=[idle_queue]):
         heartbeat.delay(uuid.uuid4().hex, time.time())  # for the main queue's workers
         hand = started_hand(base_seconds=5)
         idle_seat, deadline = hand.engine_state.to_move, hand.deadline
         hand = wait_for_outcome(hand, timeout=15)
     assert hand.outcome["reason"] == "timeout" and hand.outcome["loser"] == idle_seat
     assert 0 <= (hand.finished_at - deadline).total_seconds() < 2.0
-    log = (tmp_path / "clock.log").read_text()
-    assert "games.hand_timeout[" in log and "pan_site.heartbeat[" not in log
+    assert "Task " not in (tmp_path / "idle.log").read_text()
 
 
-def test_a_task_left_over_from_an_earlier_turn_does_nothing_on_the_worker(tmp_path):
-    hand = started_hand(base_seconds=600)
-    first_version = hand.version
-    state = hand.engine_state
-    services.hand_act(
-        hand_id=hand.pk,
-        move=move_to_json(state.legal_moves()[0]),
-        version=first_version,
-        user=hand.match.players.get(seat=state.to_move).user,
-    )
-    # Force the deadline into the past: only the version now protects the hand.
-    Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=1))
-    with celery_worker(tmp_path) as worker:
-        tasks.hand_timeout_task.apply_async((hand.pk, first_version))
-        log = tmp_path / "worker.log"
-        wait_for_log(log, "games.hand_timeout", proc=worker)
-        wait_for_log(log, "succeeded", proc=worker)
-    hand.refresh_from_db()
-    assert hand.outcome is None
-    assert hand.version == first_version + 1
+def test_with_only_beat_running_a_timeout_lands_within_ten_seconds(tmp_path):
+    with celery_beat(tmp_path):  # no worker at all, nobody connected
+        hand = started_hand(base_seconds=5)
+        idle_seat, deadline = hand.engine_state.to_move, hand.deadline
+        hand = wait_for_outcome(hand, timeout=20)
+    assert hand.outcome["reason"] == "timeout" and hand.outcome["loser"] == idle_seat
+    assert 0 <= (hand.finished_at - deadline).total_seconds() <= 10
 
 
 def race_move_against_timeout() -> tuple[Hand, dict[str, bool]]:
@@ -179,19 +171,29 @@ def test_a_move_and_the_timeout_at_the_same_moment_exactly_one_wins():
         assert (hand.outcome is not None) == results["timeout"]
 
 
-def test_with_the_worker_killed_the_timeout_still_comes_within_ten_seconds(tmp_path):
+def test_with_the_worker_killed_beat_still_applies_the_timeout_within_ten_seconds(tmp_path):
     with celery_beat(tmp_path), celery_worker(tmp_path, "worker-1") as first:
         hand = started_hand(base_seconds=5)
         deadline = hand.deadline
-        wait_for_log(tmp_path / "worker-1.log", "games.hand_timeout", proc=first)  # it holds it
-        kill_group(first)  # SIGKILL: the held timeout task dies with it, unacknowledged
-        time.sleep(max(0.0, (deadline - timezone.now()).total_seconds() + 1))
-        hand.refresh_from_db()
-        assert hand.outcome is None  # nobody was there to apply it
-        with celery_worker(tmp_path, "worker-2"):
-            hand = wait_for_outcome(hand, timeout=15)
+        kill_group(first)  # SIGKILL before the deadline: beat alone is left
+        hand = wait_for_outcome(hand, timeout=20)
     assert hand.outcome["reason"] == "timeout"
-    assert (hand.finished_at - deadline).total_seconds() <= 10
+    assert 0 <= (hand.finished_at - deadline).total_seconds() <= 10
+
+
+def test_with_every_process_killed_the_first_to_come_back_applies_the_timeout(tmp_path):
+    with celery_worker(tmp_path, "worker-1") as first:
+        hand = started_hand(base_seconds=5)
+        deadline = hand.deadline
+        kill_group(first)  # SIGKILL: no worker, no beat, nobody connected
+    time.sleep(max(0.0, (deadline - timezone.now()).total_seconds() + 1))
+    hand.refresh_from_db()
+    assert hand.outcome is None  # nobody was there to apply it
+    with celery_worker(tmp_path, "worker-2"):
+        back = timezone.now()
+        hand = wait_for_outcome(hand, timeout=20)
+    assert hand.outcome["reason"] == "timeout"
+    assert (hand.finished_at - back).total_seconds() <= 10
 
 
 def test_embedded_mode_applies_a_timeout_with_no_redis_and_no_worker_process(tmp_path):

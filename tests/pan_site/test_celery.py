@@ -9,7 +9,14 @@ import sys
 import pytest
 
 from pan_site.management.commands.worker_selftest import run_countdown_selftest
-from tests.processes import ROOT, base_env, celery_worker_args, running, wait_for_log
+from tests.processes import (
+    ROOT,
+    base_env,
+    celery_worker_args,
+    database_url_for_processes,
+    running,
+    wait_for_log,
+)
 
 
 def test_countdown_task_runs_in_embedded_mode_without_redis(tmp_path):
@@ -34,7 +41,7 @@ def test_countdown_task_runs_in_embedded_mode_without_redis(tmp_path):
 def test_countdown_task_runs_on_a_separate_celery_worker_process(tmp_path):
     log = tmp_path / "worker.log"
     args = celery_worker_args()
-    with running(args, env=base_env(), log=log) as worker:
+    with running(args, env=base_env(DATABASE_URL=database_url_for_processes()), log=log) as worker:
         wait_for_log(log, "ready.", proc=worker)
         report = run_countdown_selftest(countdown=1.5, timeout=10)
     assert report["ran"] >= report["due"]
