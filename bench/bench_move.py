@@ -33,6 +33,7 @@ def main() -> None:
 
     stamp = int(time.time() * 1000)
     act_queries, act_ms, render_queries, render_ms = [], [], [], []
+    snap_queries, snap_ms, shared_ms, own_ms = [], [], [], []
     moves = 0
     game = 0
     while moves < options.moves:
@@ -64,6 +65,21 @@ def main() -> None:
                 renderers.table_fragments(view)
                 render_ms.append((time.perf_counter() - started) * 1000)
             render_queries.append(len(queries))
+            # The way the consumers fan a move out: one snapshot and one render of the
+            # shared parts per process, then each player's own hand.
+            with CaptureQueriesContext(connection) as queries:
+                started = time.perf_counter()
+                snapshot = selectors.table_snapshot(table_id=table.pk)
+                snap_ms.append((time.perf_counter() - started) * 1000)
+            snap_queries.append(len(queries))
+            started = time.perf_counter()
+            renderers.hand_fragments(selectors.table_view(snapshot=snapshot, viewer=None))
+            shared_ms.append((time.perf_counter() - started) * 1000)
+            for user in users.values():
+                started = time.perf_counter()
+                own = selectors.table_view(snapshot=snapshot, viewer=user, with_chat=False)
+                renderers.my_hand_fragment(own)
+                own_ms.append((time.perf_counter() - started) * 1000)
             hand.refresh_from_db()
             moves += 1
     print(f"moves measured: {moves} over {game} hands (PostgreSQL, 2 players)")
@@ -74,6 +90,12 @@ def main() -> None:
     print(
         f"render for one viewer (selector + partials): median"
         f" {statistics.median(render_queries):.0f} queries, {statistics.median(render_ms):.2f} ms"
+    )
+    print(
+        f"fan-out per process: snapshot median {statistics.median(snap_queries):.0f} queries,"
+        f" {statistics.median(snap_ms):.2f} ms; shared hand parts"
+        f" {statistics.median(shared_ms):.2f} ms; one player's own view and hand"
+        f" {statistics.median(own_ms):.2f} ms"
     )
 
 

@@ -3,28 +3,31 @@
 ``TableConsumer`` speaks htmx's ws extension: the browser sends form values as JSON
 (``ws-send``), the server answers with HTML fragments that htmx swaps in by id
 (out-of-band). Every command is checked for who is asking; a refused one gets a
-refusal fragment and changes nothing. On every group event each consumer renders
-its own viewer's fragments, so a player sees his hand and nobody else does; spectators
-all see the same public view, so one render of an event serves every spectator of the
-process (``SharedRenders``): one for visitors, one for signed-in spectators.
+refusal fragment and changes nothing.
+
+The live room's budget (DESIGN.md): on a group event the consumers of one process read
+the table once (``selectors.table_snapshot``, shared through ``SHARED``), render what
+every viewer sees alike once per kind of view, and each renders only his own hand, and
+only when it changed. Presence travels as its own small event. Database work runs in a
+pool of threads (never the one thread ``database_sync_to_async`` queues everything on),
+with persistent connections.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import threading
 import time
-from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.core.cache import cache
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from games import events, renderers, selectors, services
@@ -38,46 +41,95 @@ from games.models import Table
 
 logger = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 PING_EVERY = 5.0
 PRESENCE_TTL = 20
-COMMAND_BURST, COMMAND_WINDOW = 20, 5.0  # at most 20 commands in 5 seconds per socket
+COMMAND_BURST, COMMAND_WINDOW = 20, 5.0  # at most 20 frames in 5 seconds per socket
+FLOOD_CLOSE = 5 * COMMAND_BURST  # a socket that keeps sending far past the limit is closed
+MAX_FRAME = 4096  # characters: no command of ours is longer
 CONNECTIONS_PER_MINUTE = 60  # per user (or per address for visitors)
+SOCKETS_PER_USER, SOCKETS_PER_ADDRESS = 12, 40  # open at once, in one process
+CLOSE_LIMITED = 4429
 
 
-@dataclass(frozen=True)
-class SharedRender:
-    render: tuple[str, int]  # the fragments and the hand's version
-    insiders: frozenset[int]  # users who must not be served this render (TableView.insiders)
+def in_pool(func: Callable[..., T]) -> Callable[..., Any]:
+    """Run ``func`` in the thread pool, closing stale database connections around it
+    (``database_sync_to_async`` would queue every call of the process on one thread)."""
+    return DatabaseSyncToAsync(func, thread_sensitive=False)
 
 
 class SharedRenders:
-    """The table fragments of one group event as spectators see them, by (table, event,
-    language, signed in or not): the first spectator's consumer renders, the others in
-    the process reuse it. Only the latest few events are kept; a render is never shared
-    across events, so clocks and presence are as fresh as a render of one's own."""
+    """What the consumers of one process compute once per event and share: the table's
+    snapshot, and each kind of view's fragments, by key. The first asker computes, the
+    others wait for it (they ask at once: an event reaches every socket together). Only
+    the latest few events are kept; nothing is shared across events, so clocks and
+    presence are as fresh as a render of one's own."""
 
-    def __init__(self, size: int = 256) -> None:
+    def __init__(self, size: int = 1024) -> None:
         self.size = size
         self.hits = 0
-        self._renders: OrderedDict[tuple[int, str, str, bool], SharedRender] = OrderedDict()
+        self._entries: OrderedDict[tuple, _Entry] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[int, str, str, bool]) -> SharedRender | None:
+    def get_or_make(self, key: tuple, make: Callable[[], T]) -> T:
         with self._lock:
-            return self._renders.get(key)
+            entry = self._entries.get(key)
+            mine = entry is None
+            if mine:
+                entry = self._entries[key] = _Entry()
+                while len(self._entries) > self.size:
+                    self._entries.popitem(last=False)
+            else:
+                self.hits += 1
+        if not mine:
+            entry.ready.wait()
+            if entry.failed:
+                return make()  # the first asker failed: try for oneself
+            return entry.value
+        try:
+            entry.value = make()
+        except BaseException:
+            entry.failed = True
+            with self._lock:
+                self._entries.pop(key, None)
+            raise
+        finally:
+            entry.ready.set()
+        return entry.value
 
-    def hit(self) -> None:
-        with self._lock:
-            self.hits += 1
 
-    def put(self, key: tuple[int, str, str, bool], shared: SharedRender) -> None:
-        with self._lock:
-            self._renders[key] = shared
-            while len(self._renders) > self.size:
-                self._renders.popitem(last=False)
+class _Entry:
+    __slots__ = ("failed", "ready", "value")
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.value: Any = None
+        self.failed = False
 
 
-SHARED_RENDERS = SharedRenders()
+SHARED = SharedRenders()
+
+
+class OpenSockets:
+    """Sockets open at once in this process, per user (or per address for visitors)."""
+
+    def __init__(self) -> None:
+        self._open: Counter[str] = Counter()
+
+    def take(self, who: str, limit: int) -> bool:
+        if self._open[who] >= limit:
+            return False
+        self._open[who] += 1
+        return True
+
+    def give_back(self, who: str) -> None:
+        self._open[who] -= 1
+        if self._open[who] <= 0:
+            del self._open[who]
+
+
+OPEN_SOCKETS = OpenSockets()
 
 
 class PingConsumer(AsyncJsonWebsocketConsumer):
@@ -90,15 +142,18 @@ class PingConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json({"type": "refused", "reason": "unknown command"})
 
 
-class RateLimited(Exception):
-    pass
+def _who(scope: dict[str, Any]) -> tuple[str, int]:
+    """Whom a socket counts against, and how many he may hold open at once."""
+    user = scope.get("user")
+    if user is not None and user.is_authenticated:
+        return f"u{user.pk}", SOCKETS_PER_USER
+    client = scope.get("client") or ("unknown", 0)
+    return f"ip{client[0]}", SOCKETS_PER_ADDRESS
 
 
 def connection_allowed(scope: dict[str, Any]) -> bool:
     """Count a new socket against its user's (or address's) budget per minute."""
-    user = scope.get("user")
-    client = scope.get("client") or ("unknown", 0)
-    who = f"u{user.pk}" if user is not None and user.is_authenticated else f"ip{client[0]}"
+    who, _limit = _who(scope)
     key = f"ws-connects:{who}:{int(time.time() // 60)}"
     cache.add(key, 0, 70)
     try:
@@ -107,18 +162,49 @@ def connection_allowed(scope: dict[str, Any]) -> bool:
         return True
 
 
-class TableConsumer(UserSocketMixin, AsyncWebsocketConsumer):
+class LimitedSocketMixin:
+    """Caps a user's sockets open at once and the frames each socket may send."""
+
+    socket_owner: str | None = None
+
+    def take_socket(self) -> bool:
+        who, limit = _who(self.scope)
+        if not OPEN_SOCKETS.take(who, limit):
+            return False
+        self.socket_owner = who
+        return True
+
+    def give_back_socket(self) -> None:
+        if self.socket_owner is not None:
+            OPEN_SOCKETS.give_back(self.socket_owner)
+            self.socket_owner = None
+
+    def frame_allowed(self) -> bool:
+        """Count one frame (of any kind: commands, pongs, garbage) against the window."""
+        now = time.monotonic()
+        times = [t for t in getattr(self, "frame_times", []) if now - t < COMMAND_WINDOW]
+        times.append(now)
+        self.frame_times = times
+        return len(times) <= COMMAND_BURST
+
+
+class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer):
     """One viewer of one table: a seated player or a spectator."""
 
     table_id: int
-    last_version: int = -1
+    # What this socket shows: (hand id, hand version) of the last table sent, and the key
+    # of the last own hand sent (it is rendered again only when it changed).
+    position: tuple[int, int] = (-1, -1)
+    my_hand_key: tuple | None = None
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.user = self.scope.get("user")
         self.language = _scope_language(self.scope)
-        self.command_times: list[float] = []
-        allowed = await database_sync_to_async(self._may_watch)()
+        if not self.take_socket():
+            await self.close(code=CLOSE_LIMITED)
+            return
+        allowed = await in_pool(self._may_watch)()
         if not allowed:
             await self.close(code=4403)
             return
@@ -126,10 +212,10 @@ class TableConsumer(UserSocketMixin, AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.join_user_group()
         await self.accept()
-        await database_sync_to_async(self._mark_present)()
-        # Layer 1 of the clock: an overdue timeout is applied before the table is shown.
-        await database_sync_to_async(self._check_deadline)()
-        await self._send_table()
+        if self._is_user():
+            await in_pool(self._mark_present)()
+            await events.presence_changed(self.table_id, self.user.pk, connected=True)
+        await self._send_table(full=True)
         self.pinger = asyncio.create_task(self._ping_forever())
 
     def _may_watch(self) -> bool:
@@ -141,18 +227,16 @@ class TableConsumer(UserSocketMixin, AsyncWebsocketConsumer):
         session = self.scope.get("session") or {}
         return selectors.can_view_table(table, self.user, session.get("invited_tables", []))
 
-    def _check_deadline(self) -> None:
-        hand = selectors.current_hand(selectors.current_match(Table.objects.get(pk=self.table_id)))
-        if hand is not None and not hand.is_over:
-            services.hand_check_deadline(hand_id=hand.pk)
-
     async def disconnect(self, code: int) -> None:
+        self.give_back_socket()
         if hasattr(self, "pinger"):
             self.pinger.cancel()
         await self.leave_user_group()
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
-            await database_sync_to_async(self._mark_absent)()
+            if self._is_user():
+                await in_pool(self._mark_absent)()
+                await events.presence_changed(self.table_id, self.user.pk, connected=False)
 
     # --- presence and lag ---------------------------------------------------------------
 
@@ -160,14 +244,10 @@ class TableConsumer(UserSocketMixin, AsyncWebsocketConsumer):
         return self.user is not None and self.user.is_authenticated
 
     def _mark_present(self) -> None:
-        if self._is_user():
-            cache.set(selectors.presence_key(self.table_id, self.user.pk), True, PRESENCE_TTL)
-            events.table_changed_on_commit(self.table_id, version=None)
+        cache.set(selectors.presence_key(self.table_id, self.user.pk), True, PRESENCE_TTL)
 
     def _mark_absent(self) -> None:
-        if self._is_user():
-            cache.delete(selectors.presence_key(self.table_id, self.user.pk))
-            events.table_changed_on_commit(self.table_id, version=None)
+        cache.delete(selectors.presence_key(self.table_id, self.user.pk))
 
     async def _ping_forever(self) -> None:
         while True:
@@ -177,14 +257,32 @@ class TableConsumer(UserSocketMixin, AsyncWebsocketConsumer):
     def _record_pong(self, sent: float) -> None:
         lag_ms = max(0, int((time.monotonic() - sent) * 1000))
         if self._is_user() and lag_ms < 60_000:
-            cache.set(selectors.presence_key(self.table_id, self.user.pk), True, PRESENCE_TTL)
-            cache.set(selectors.lag_key(self.table_id, self.user.pk), lag_ms, PRESENCE_TTL)
+            cache.set_many(
+                {
+                    selectors.presence_key(self.table_id, self.user.pk): True,
+                    selectors.lag_key(self.table_id, self.user.pk): lag_ms,
+                },
+                PRESENCE_TTL,
+            )
+
+    async def presence_changed(self, event: dict[str, Any]) -> None:
+        with translation.override(self.language):
+            html = renderers.presence_fragment(int(event["user"]), connected=bool(event["on"]))
+        await self.send(text_data=html)
 
     # --- commands from the browser ----------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self.frame_allowed():
+            if len(self.frame_times) > FLOOD_CLOSE:
+                await self.close(code=CLOSE_LIMITED)
+            elif len(self.frame_times) == COMMAND_BURST + 1:
+                await self._refuse(_("Too many commands; slow down."))
+            return
         try:
-            content = json.loads(text_data or "")
+            if text_data is None or len(text_data) > MAX_FRAME:
+                raise ValueError
+            content = json.loads(text_data)
             if not isinstance(content, dict):
                 raise ValueError
         except ValueError:
@@ -192,30 +290,24 @@ class TableConsumer(UserSocketMixin, AsyncWebsocketConsumer):
             return
         action = str(content.get("action", ""))
         if action == "pong":
-            with contextlib.suppress(ValueError):
-                await database_sync_to_async(self._record_pong)(float(content.get("t", "")))
-            return
-        if not self._within_rate():
-            await self._refuse(_("Too many commands; slow down."))
+            try:
+                sent = float(content.get("t", ""))
+            except (TypeError, ValueError):
+                return
+            await in_pool(self._record_pong)(sent)
             return
         if action == "resync":
-            await self._send_table(force=True)
+            await self._send_table(full=True)
             return
         if not self._is_user():
             await self._refuse(_("Log in to play or chat."))
             return
         try:
-            await database_sync_to_async(self._run)(action, content)
+            await in_pool(self._run)(action, content)
         except services.Refused as refusal:
             await self._refuse(refusal.message)
             if refusal.resync:
-                await self._send_table(force=True)
-
-    def _within_rate(self) -> bool:
-        now = time.monotonic()
-        self.command_times = [t for t in self.command_times if now - t < COMMAND_WINDOW]
-        self.command_times.append(now)
-        return len(self.command_times) <= COMMAND_BURST
+                await self._send_table(full=True)
 
     def _run(self, action: str, content: dict[str, Any]) -> None:
         """Translate one command into one service call (all checks live in the service)."""
@@ -265,45 +357,76 @@ class TableConsumer(UserSocketMixin, AsyncWebsocketConsumer):
                 raise services.Refused(_("Unknown command."))
 
     async def _refuse(self, message: str) -> None:
-        await self.send(text_data=await database_sync_to_async(self._render_notice)(message))
-
-    def _render_notice(self, message: str) -> str:
         with translation.override(self.language):
-            return renderers.notice_fragment(message)
+            html = renderers.notice_fragment(message)
+        await self.send(text_data=html)
 
     # --- events from the group -----------------------------------------------------------------
 
     async def table_changed(self, event: dict[str, Any]) -> None:
-        version = event.get("version")
-        if version is not None and version <= self.last_version:
+        hand, version = event.get("hand"), event.get("version")
+        full = hand is None or version is None
+        if not full and (hand, version) <= self.position:
             return  # an older event overtaken by a newer render: nothing new to show
-        await self._send_table(event=event.get("id"))
+        await self._send_table(full=full, event=event.get("id"))
 
     async def chat_changed(self, event: dict[str, Any]) -> None:
-        html = await database_sync_to_async(self._render_chat)()
+        html = await in_pool(self._render_chat)()
         await self.send(text_data=html)
 
-    async def _send_table(self, force: bool = False, event: str | None = None) -> None:
-        html, version = await database_sync_to_async(self._render_table)(event)
-        if not force and version < self.last_version:
-            return
-        self.last_version = version
-        await self.send(text_data=html)
+    async def _send_table(self, *, full: bool, event: str | None = None) -> None:
+        html = await in_pool(self._render_table)(full, event)
+        if html:
+            await self.send(text_data=html)
 
-    def _render_table(self, event: str | None = None) -> tuple[str, int]:
-        key = (self.table_id, event, self.language, self._is_user()) if event else None
-        if key is not None:
-            shared = SHARED_RENDERS.get(key)
-            if shared is not None and selectors.sees_as_spectator(self.user, shared.insiders):
-                SHARED_RENDERS.hit()
-                return shared.render
+    def _snapshot(self, event: str | None) -> selectors.TableSnapshot:
+        if event is None:
+            snapshot = selectors.table_snapshot(table_id=self.table_id)
+        else:
+            snapshot = SHARED.get_or_make(
+                ("snapshot", self.table_id, event),
+                lambda: selectors.table_snapshot(table_id=self.table_id),
+            )
+        hand = snapshot.hand
+        overdue = hand is not None and hand.deadline is not None and hand.deadline <= timezone.now()
+        # Layer 1 of the clock: an overdue timeout is applied before the table is shown.
+        if overdue and services.hand_check_deadline(hand_id=hand.pk):
+            snapshot = selectors.table_snapshot(table_id=self.table_id)
+        return snapshot
+
+    def _render_table(self, full: bool, event: str | None) -> str:
+        """This viewer's fragments of the table at an event ('' when there is nothing newer
+        to show): the hand's parts shared by kind of view, the own hand when it changed,
+        and on a full render the seats."""
+        snapshot = self._snapshot(event)
+        if snapshot.position < self.position and not full:
+            return ""
         with translation.override(self.language):
-            table = Table.objects.get(pk=self.table_id)
-            view = selectors.table_view(table=table, viewer=self.user)
-            render = renderers.table_fragments(view), view.version
-        if key is not None and selectors.sees_as_spectator(self.user, view.insiders):
-            SHARED_RENDERS.put(key, SharedRender(render, view.insiders))
-        return render
+            view = selectors.table_view(snapshot=snapshot, viewer=self.user, with_chat=False)
+            parts = [
+                self._shared(
+                    ("hand", event, view.can_start, view.can_rematch),
+                    lambda: renderers.hand_fragments(view),
+                )
+            ]
+            my_hand_key = _my_hand_key(view)
+            if full or my_hand_key != self.my_hand_key:
+                parts.append(renderers.my_hand_fragment(view))
+                self.my_hand_key = my_hand_key
+            if full:
+                seats = lambda: renderers.seats_fragment(view)  # noqa: E731
+                if selectors.sees_as_spectator(self.user, snapshot.insiders):
+                    parts.append(self._shared(("seats", event, self._is_user()), seats))
+                else:
+                    parts.append(seats())
+        self.position = snapshot.position
+        return "".join(parts)
+
+    def _shared(self, key: tuple, render: Callable[[], str]) -> str:
+        """A fragment shared by the viewers of this process alike at one event."""
+        if key[1] is None:
+            return render()
+        return SHARED.get_or_make((self.table_id, self.language, *key), render)
 
     def _render_chat(self) -> str:
         with translation.override(self.language):
@@ -311,16 +434,32 @@ class TableConsumer(UserSocketMixin, AsyncWebsocketConsumer):
             return renderers.chat_fragment(table, viewer=self.user)
 
 
-class LobbyConsumer(UserSocketMixin, AsyncWebsocketConsumer):
+def _my_hand_key(view: selectors.TableView) -> tuple:
+    """Everything one's own hand's fragment shows: the same key, the same fragment."""
+    my_turn = any(p.is_me and p.to_move for p in view.players)
+    return (
+        view.hand.pk if view.hand else None,
+        view.my_seat,
+        tuple(c.code for c in view.my_cards),
+        view.version if (my_turn or view.playable or view.pickups) else None,
+        my_turn,
+        view.hand is not None and view.hand.is_over,
+    )
+
+
+class LobbyConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer):
     """The lobby's live list of open tables."""
 
     async def connect(self) -> None:
         if user_is_banned(self.scope.get("user")):
             await self.close(code=4403)
             return
-        allowed = await database_sync_to_async(connection_allowed)(self.scope)
+        if not self.take_socket():
+            await self.close(code=CLOSE_LIMITED)
+            return
+        allowed = await in_pool(connection_allowed)(self.scope)
         if not allowed:
-            await self.close(code=4429)
+            await self.close(code=CLOSE_LIMITED)
             return
         self.language = _scope_language(self.scope)
         await self.channel_layer.group_add(events.LOBBY_GROUP, self.channel_name)
@@ -328,19 +467,24 @@ class LobbyConsumer(UserSocketMixin, AsyncWebsocketConsumer):
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
+        self.give_back_socket()
         await self.leave_user_group()
         await self.channel_layer.group_discard(events.LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        return  # the lobby only listens
+        # The lobby only listens; a socket that keeps talking is closed.
+        if not self.frame_allowed() and len(self.frame_times) > FLOOD_CLOSE:
+            await self.close(code=CLOSE_LIMITED)
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
-        html = await database_sync_to_async(self._render)()
+        html = await in_pool(self._render)(event.get("id"))
         await self.send(text_data=html)
 
-    def _render(self) -> str:
+    def _render(self, event: str | None) -> str:
         with translation.override(self.language):
-            return renderers.lobby_fragment()
+            if event is None:
+                return renderers.lobby_fragment()
+            return SHARED.get_or_make(("lobby", event, self.language), renderers.lobby_fragment)
 
 
 def parse_move(action: str, content: dict[str, Any]) -> dict[str, Any]:

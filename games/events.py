@@ -49,14 +49,32 @@ def _group_send(group: str, event: dict) -> None:
 
 
 def lobby_changed_on_commit() -> None:
-    transaction.on_commit(lambda: _group_send(LOBBY_GROUP, {"type": "lobby.changed"}))
+    """Tell the lobby's sockets; the id lets one process render the change once per language."""
+    event = {"type": "lobby.changed", "id": uuid.uuid4().hex}
+    transaction.on_commit(lambda: _group_send(LOBBY_GROUP, event))
 
 
-def table_changed_on_commit(table_id: int, *, version: int | None) -> None:
-    """Tell a table's sockets it changed; the event's id lets the consumers of one
-    process render it once for all the anonymous visitors."""
-    event = {"type": "table.changed", "version": version, "id": uuid.uuid4().hex}
+def table_changed_on_commit(
+    table_id: int, *, hand_id: int | None = None, version: int | None = None
+) -> None:
+    """Tell a table's sockets it changed.
+
+    With ``hand_id`` and ``version``: only the hand moved (the consumers send the hand's
+    parts, and drop an event older than what they showed: versions start again with each
+    hand, hand ids grow). Without: anything may have changed (seats, the match), and
+    everything is sent again. The event's id lets the consumers of one process read the
+    table once and render each kind of view once.
+    """
+    event = {"type": "table.changed", "hand": hand_id, "version": version, "id": uuid.uuid4().hex}
     transaction.on_commit(lambda: _group_send(table_group(table_id), event))
+
+
+async def presence_changed(table_id: int, user_id: int, *, connected: bool) -> None:
+    """A player's socket came or went: a small event of its own, no re-render of the table."""
+    layer = get_channel_layer()
+    if layer is not None:
+        event = {"type": "presence.changed", "user": user_id, "on": connected}
+        await layer.group_send(table_group(table_id), event)
 
 
 def chat_changed_on_commit(table_id: int) -> None:
@@ -66,7 +84,7 @@ def chat_changed_on_commit(table_id: int) -> None:
 def hand_changed_on_commit(hand: Hand, *, table_id: int) -> None:
     """After a hand changed: tell the table and wake a bot whose turn it is. (No timer to
     arm: the clock tickers read the new deadline from the row, games.clock.)"""
-    table_changed_on_commit(table_id, version=hand.version)
+    table_changed_on_commit(table_id, hand_id=hand.pk, version=hand.version)
     schedule_bot_if_needed_on_commit(hand)
 
 

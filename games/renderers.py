@@ -1,7 +1,9 @@
 """HTML fragments sent over the websockets, rendered from the page templates' partials.
 
 Every fragment's root element carries its id and ``hx-swap-oob``, so htmx's ws
-extension swaps it into the page in place.
+extension swaps it into the page in place. A move changes only the hand's parts
+(``HAND_PARTIALS``, the same for every viewer, and one's own hand); the seats are sent
+again only when they may have changed.
 """
 
 from __future__ import annotations
@@ -13,13 +15,40 @@ from accounts.models import User
 from games import selectors
 from games.models import Table
 
-TABLE_PARTIALS = ("status", "players", "pile", "myhand", "log", "seats")
+# What a move changes, the same for every viewer (the owner's start and rematch buttons
+# aside): render once per kind of view and share.
+HAND_PARTIALS = ("status", "players", "pile", "log")
+TABLE_PARTIALS = (*HAND_PARTIALS, "myhand", "seats")
+
+
+def _partials(view: selectors.TableView, names: tuple[str, ...]) -> str:
+    context = {"v": view, "oob": True}
+    return "".join(render_to_string(f"games/table.html#{name}", context) for name in names)
 
 
 def table_fragments(view: selectors.TableView) -> str:
-    """All the parts of the table page that change with a move, for one viewer."""
-    context = {"v": view, "oob": True}
-    return "".join(render_to_string(f"games/table.html#{name}", context) for name in TABLE_PARTIALS)
+    """All the parts of the table page that change, for one viewer."""
+    return _partials(view, TABLE_PARTIALS)
+
+
+def hand_fragments(view: selectors.TableView) -> str:
+    """The parts a move changes that every viewer sees alike."""
+    return _partials(view, HAND_PARTIALS)
+
+
+def my_hand_fragment(view: selectors.TableView) -> str:
+    """One's own hand and moves (a spectator's is empty)."""
+    return _partials(view, ("myhand",))
+
+
+def seats_fragment(view: selectors.TableView) -> str:
+    return _partials(view, ("seats",))
+
+
+def presence_fragment(user_id: int, *, connected: bool) -> str:
+    return render_to_string(
+        "games/_presence.html", {"user_id": user_id, "connected": connected, "oob": True}
+    )
 
 
 def notice_fragment(message: str) -> str:

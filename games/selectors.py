@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import reduce
+from functools import cached_property, reduce
 from typing import Any
 
 from django.core.cache import cache
@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from accounts.moderation import PERM_INTERVENE, may
-from games.engine import LETTERS, PROFILES, Rules, card_label, parse_card
+from games.engine import LETTERS, PROFILES, HandState, Rules, card_label, parse_card
 from games.engine.rules import MAX_PLAYERS
 from games.models import (
     BotLevel,
@@ -239,14 +239,85 @@ def lag_key(table_id: int, user_id: int) -> str:
     return f"lag:{table_id}:{user_id}"
 
 
-def table_view(*, table: Table, viewer: User | None, now: datetime | None = None) -> TableView:
-    """Everything the table page shows to ``viewer`` (None or anonymous: a spectator)."""
-    now = now or timezone.now()
-    viewer = viewer if viewer is not None and viewer.is_authenticated else None
+@dataclass(frozen=True)
+class TableSnapshot:
+    """One read of everything a table shows, the same for every viewer: built once per
+    change and shared by all the viewers of a process, who each derive their own view
+    from it without touching the database (``table_view``)."""
+
+    table: Table
+    seats: list[Seat]
+    match: Match | None
+    hand: Hand | None
+    match_players: list[MatchPlayer]
+    rating_changes: dict[int, RatingChange]
+    presence: dict[int, tuple[bool, int | None]]
+    taken_at: datetime
+    state: HandState | None = None  # the hand's engine state, parsed once
+
+    @cached_property
+    def public(self) -> dict[str, Any]:
+        """The hand's public view (RULES.md §10), built once for every viewer."""
+        return self.state.public_view() if self.state is not None else {}
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """Where the table stands: (hand id, hand version). Hand ids grow with each deal,
+        so a later hand always stands after an earlier one whatever their versions."""
+        return (self.hand.pk, self.hand.version) if self.hand is not None else (0, 0)
+
+    @property
+    def insiders(self) -> frozenset[int]:
+        """Who sees this table otherwise than a spectator: its owner, whoever holds a
+        seat, the players of its match (moderators too, but that is a permission)."""
+        return frozenset(
+            {self.table.owner_id}
+            | {s.user_id for s in self.seats if s.user_id}
+            | {p.user_id for p in self.match_players if p.user_id}
+        )
+
+
+def table_snapshot(*, table_id: int, now: datetime | None = None) -> TableSnapshot:
+    """Read a table once (a handful of queries); raises Table.DoesNotExist."""
+    table = Table.objects.get(pk=table_id)
     seats = list(table.seats.select_related("user__rating"))
     match = current_match(table)
     hand = current_hand(match)
     match_players = list(match.players.select_related("user__rating")) if match else []
+    finished = match is not None and match.status == Match.Status.FINISHED
+    return TableSnapshot(
+        table=table,
+        seats=seats,
+        match=match,
+        hand=hand,
+        match_players=match_players,
+        rating_changes={c.user_id: c for c in match.rating_changes.all()} if finished else {},
+        presence=_presence(table, match_players),
+        taken_at=now or timezone.now(),
+        state=hand.engine_state if hand is not None else None,
+    )
+
+
+def table_view(
+    *,
+    table: Table | None = None,
+    viewer: User | None,
+    now: datetime | None = None,
+    snapshot: TableSnapshot | None = None,
+    with_chat: bool = True,
+) -> TableView:
+    """Everything the table page shows to ``viewer`` (None or anonymous: a spectator).
+
+    From ``snapshot`` when given (no query then, unless ``with_chat``), else from a
+    fresh read of ``table``.
+    """
+    if snapshot is None:
+        assert table is not None
+        snapshot = table_snapshot(table_id=table.pk, now=now)
+    table, seats, match, hand = snapshot.table, snapshot.seats, snapshot.match, snapshot.hand
+    match_players, presence = snapshot.match_players, snapshot.presence
+    now = snapshot.taken_at
+    viewer = viewer if viewer is not None and viewer.is_authenticated else None
     my_seat = next((p.seat for p in match_players if viewer and p.user_id == viewer.pk), None)
     my_position = next((s.position for s in seats if viewer and s.user_id == viewer.pk), None)
     is_owner = viewer is not None and table.owner_id == viewer.pk
@@ -261,11 +332,12 @@ def table_view(*, table: Table, viewer: User | None, now: datetime | None = None
     last_actions: list[str] = []
     outcome_text = ""
     ranking: list[tuple[int, str, str, str]] = []
-    presence = _presence(table, match_players)
 
     if match is not None and hand is not None:
-        state = hand.engine_state
-        view = state.view_for(my_seat) if my_seat is not None else state.public_view()
+        state = snapshot.state
+        view = snapshot.public
+        if my_seat is not None:
+            view = {**view, **state.private_view(my_seat)}
         letters = match.match_state.letters
         running = hand.outcome is None and hand.deadline is not None  # paused: clocks stand
         for p in match_players:
@@ -307,10 +379,9 @@ def table_view(*, table: Table, viewer: User | None, now: datetime | None = None
             outcome_text = describe_outcome(hand.outcome, names)
         placed = sorted((p for p in match_players if p.place), key=lambda p: (p.place, p.seat))
         if match.status == Match.Status.FINISHED and placed:
-            changes = {c.user_id: c for c in match.rating_changes.all()}
             ranking = []
             for p in placed:
-                delta = rating_delta(changes.get(p.user_id))
+                delta = rating_delta(snapshot.rating_changes.get(p.user_id))
                 ranking.append((p.place, p.display_name, LETTERS[letters[p.seat]], delta))
 
     table_open = table.status in (Table.Status.OPEN, Table.Status.FINISHED)
@@ -338,17 +409,13 @@ def table_view(*, table: Table, viewer: User | None, now: datetime | None = None
         outcome_text=outcome_text,
         match_over=match is not None and match.status != Match.Status.PLAYING,
         ranking=ranking,
-        chat=visible_chat(table),
+        chat=visible_chat(table) if with_chat else [],
         can_sit=viewer is not None and table_open and my_position is None and filled < len(seats),
         can_start=is_owner and table_open and filled >= 2,
         can_rematch=is_owner and table.status == Table.Status.FINISHED and filled >= 2,
         server_now_ms=int(now.timestamp() * 1000),
-        hands_count=match.hands.count() if match else 0,
-        insiders=frozenset(
-            {table.owner_id}
-            | {s.user_id for s in seats if s.user_id}
-            | {p.user_id for p in match_players if p.user_id}
-        ),
+        hands_count=hand.number if hand else 0,
+        insiders=snapshot.insiders,
     )
 
 

@@ -270,6 +270,7 @@ def match_start(*, table_id: int, by: User, now: datetime | None = None) -> Matc
         table.status = Table.Status.PLAYING
         table.save(update_fields=["status", "updated_at"])
         _deal_hand(match=match, table=table, number=1, dealer=first_dealer, now=now)
+        events.table_changed_on_commit(table.pk)  # the seats' controls change too
         events.lobby_changed_on_commit()
     return match
 
@@ -348,6 +349,9 @@ def hand_act(
                 if user is not None and hand.match.players.filter(user=user).exists():
                     raise Refused(_("It is not your turn."))
                 raise Refused(_("You are not playing in this hand."))
+            elif player.bot_level:
+                # He left or was removed: the bot that took his seat plays it now.
+                raise Refused(_("A bot plays your former seat now."))
             if version != hand.version:
                 raise Refused(_("The table has changed; here is the current state."), resync=True)
             try:
@@ -472,6 +476,8 @@ def _finish_hand(hand: Hand, state: HandState, *, now: datetime) -> None:
             )
             events.lobby_changed_on_commit()
     match.save()
+    if after.is_over:
+        events.table_changed_on_commit(match.table_id)  # the ranking, the seats' controls
     if after.is_over and not tournament:
         ratings.match_rate(match=match)
     hand.match = match
@@ -882,7 +888,7 @@ def tournament_clocks_stop(*, hand: Hand, now: datetime) -> bool:
     hand.deadline = None
     hand.version += 1
     hand.save(update_fields=["clock_ms", "turn_started_at", "deadline", "version"])
-    events.table_changed_on_commit(hand.match.table_id, version=hand.version)
+    events.table_changed_on_commit(hand.match.table_id, hand_id=hand.pk, version=hand.version)
     return True
 
 

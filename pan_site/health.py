@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import TypedDict
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels import DEFAULT_CHANNEL_LAYER
+from channels.layers import channel_layers, get_channel_layer
 from django.db import connection
 
 from pan_site.celery import app
@@ -32,19 +33,26 @@ def check_database() -> str:
 
 
 def check_channel_layer() -> str:
-    layer = get_channel_layer()
-    if layer is None:
+    """A message through the channel layer and back, on a layer of its own: the process's
+    shared layer belongs to its websockets, whose receive loop a check must not join."""
+    if get_channel_layer() is None:
         raise RuntimeError("no channel layer configured")
+    layer = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
 
     async def round_trip() -> None:
         import asyncio
 
-        channel = await layer.new_channel("healthz.")
-        token = uuid.uuid4().hex
-        await layer.send(channel, {"type": "healthz", "token": token})
-        message = await asyncio.wait_for(layer.receive(channel), CHECK_TIMEOUT)
-        if message.get("token") != token:
-            raise RuntimeError("the channel layer returned another message")
+        try:
+            channel = await layer.new_channel("healthz.")
+            token = uuid.uuid4().hex
+            await layer.send(channel, {"type": "healthz", "token": token})
+            message = await asyncio.wait_for(layer.receive(channel), CHECK_TIMEOUT)
+            if message.get("token") != token:
+                raise RuntimeError("the channel layer returned another message")
+        finally:
+            close = getattr(layer, "close_pools", None)
+            if close is not None:
+                await close()
 
     async_to_sync(round_trip)()
     return type(layer).__name__

@@ -139,7 +139,11 @@ TEMPLATES = [
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
 if DATABASE_URL.startswith("sqlite"):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+# Persistent connections: the websocket consumers' thread pool would otherwise open a
+# new PostgreSQL connection for every call (about five per move, measured).
+DATABASES = {
+    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several threads (web, embedded worker) write to one file: wait for the lock.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
@@ -158,7 +162,18 @@ else:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [REDIS_URL],
+                # channels_redis blocks 5 s reading a channel; redis-py's default socket
+                # timeout is also 5 s, so an idle socket's read timed out and closed the
+                # websocket (1011). Its pool's default cap of 100 closed sockets in bursts.
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": 30,
+                        "socket_connect_timeout": 5,
+                        "socket_keepalive": True,
+                        "max_connections": 10_000,
+                    }
+                ],
                 "prefix": os.environ.get("CHANNELS_PREFIX", "pan"),
                 "capacity": 1500,
                 "expiry": 30,

@@ -16,6 +16,10 @@ def pytest_configure(config: pytest.Config) -> None:
             settings.SECURE_SSL_REDIRECT = False
             # The site speaks Polish by default; tests read English unless they ask for Polish.
             settings.LANGUAGE_CODE = "en"
+            # The consumers' pool threads would keep their connections open past a test
+            # (and the test database could not be dropped); the servers that the
+            # integration tests start as processes keep the persistent connections.
+            settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
             # whitenoise looks for the collected files (the browser tests collect their own).
             settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
             # Pages render without a collectstatic run; the browser tests serve the
@@ -66,3 +70,19 @@ def _fresh_channel_layer():
     except ImportError:  # engine tests may run without Django
         return
     channel_layers.backends.clear()
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test database, dropped at the end even while a thread of a closed event loop
+    (the websocket consumers' pool) still holds an idle connection to it."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )

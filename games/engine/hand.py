@@ -912,15 +912,23 @@ class HandState(_Slots):
         His beton is in ``hand`` only once revealed (it then is his hand);
         ``legal_moves`` is empty unless it is his turn.
         """
+        return {**self.public_view(), **self.private_view(seat)}
+
+    def private_view(self, seat: int) -> dict[str, Any]:
+        """What only ``seat`` may see, beside the public view: his hand and legal moves.
+
+        A viewer's whole view is ``{**public_view(), **private_view(seat)}``; a server
+        that shows many viewers builds the public view once and adds each one's part.
+        """
         if type(seat) is not int or not 0 <= seat < self._n:
             raise ValueError(f"no seat {seat!r} at a table of {self._n}")
-        view = self.public_view()
-        view["seat"] = seat
-        view["hand"] = list(self.hand(seat))
-        view["legal_moves"] = (
-            [move_to_json(m) for m in self.legal_moves()] if seat == self._to_move else []
-        )
-        return view
+        return {
+            "seat": seat,
+            "hand": list(self.hand(seat)),
+            "legal_moves": (
+                [move_to_json(m) for m in self.legal_moves()] if seat == self._to_move else []
+            ),
+        }
 
     # -- JSON ------------------------------------------------------------------
 

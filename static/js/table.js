@@ -49,10 +49,27 @@
   }
   markTurn();
 
+  // The players' panels are the same for every viewer (one render serves all); the
+  // viewer's own panel is marked here, from the seat his own hand carries.
+  function markMe() {
+    var hand = document.getElementById("my-hand");
+    var seat = hand ? hand.dataset.mySeat : "";
+    document.querySelectorAll("#players .player").forEach(function (el) {
+      el.classList.toggle("me", seat !== "" && el.dataset.seat === seat);
+    });
+  }
+  markMe();
+
+  document.querySelectorAll("[data-select-on-focus]").forEach(function (el) {
+    el.addEventListener("focus", function () { el.select(); });
+    el.addEventListener("click", function () { el.select(); });
+  });
+
   document.addEventListener("htmx:wsAfterMessage", function (evt) {
     var message = evt.detail.message || "";
     foldRulesOnceDealt();
     markTurn();
+    markMe();
     if (message.indexOf('id="players"') !== -1) {
       clocksBase = performance.now(); // fresh server values just arrived
     }

@@ -21,3 +21,17 @@ def log_in(page: Page, base_url: str, username: str) -> None:
     page.fill("input[name=password]", PASSWORD)
     page.get_by_role("button", name="Sign In").click()
     expect(page.get_by_test_id("nav-profile")).to_have_text(username)
+
+
+def pages_at_table(
+    browser: Browser, base_url: str, table_id: int, usernames: list[str]
+) -> tuple[list[BrowserContext], list[Page]]:
+    """For each user, a fresh context logged in and showing the table's page."""
+    contexts, pages = [], []
+    for username in usernames:
+        context, page = new_page(browser)
+        log_in(page, base_url, username)
+        page.goto(f"{base_url}/tables/{table_id}/")
+        contexts.append(context)
+        pages.append(page)
+    return contexts, pages

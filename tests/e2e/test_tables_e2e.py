@@ -9,7 +9,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from games import services
 from games.engine import Rules
-from tests.e2e.pages import log_in, new_page
+from tests.e2e.pages import log_in, new_page, pages_at_table
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -113,13 +113,7 @@ def test_the_running_clock_ticks_and_a_timeout_shows_the_letter_on_both_pages(si
         owner=ola, name="Clock", rules=Rules(), seats=2, base_seconds=6, increment_seconds=0
     )
     services.table_sit(table_id=table.pk, user=janek)
-    contexts, pages = [], []
-    for user in (ola, janek):
-        ctx, page = new_page(browser)
-        log_in(page, site.url, user.username)
-        page.goto(f"{site.url}/tables/{table.pk}/")
-        contexts.append(ctx)
-        pages.append(page)
+    contexts, pages = pages_at_table(browser, site.url, table.pk, [ola.username, janek.username])
     pages[0].get_by_test_id("start").click()
     running = pages[1].locator('.clock[data-running="1"]')
     expect(running).to_have_count(1)

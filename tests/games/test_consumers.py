@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
 from games import services
-from games.consumers import SHARED_RENDERS
+from games.consumers import CLOSE_LIMITED, COMMAND_BURST, FLOOD_CLOSE, SHARED, SOCKETS_PER_USER
 from games.engine import HandState, card_label
 from games.models import Hand, Table
-from tests.factories import make_moderator, make_table, make_user, seated_users
+from tests.factories import (
+    make_moderator,
+    make_table,
+    make_user,
+    play_to_pan_on_time,
+    seated_users,
+)
 from tests.games.ws import connect, frames_until, version_of
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.redis]
@@ -96,36 +103,170 @@ async def test_a_move_reaches_every_seat_and_spectator_each_with_his_own_view():
         await ws.disconnect()
 
 
-async def test_one_render_of_a_move_serves_every_spectator_of_a_kind_and_nobody_else():
+async def test_one_render_of_a_move_serves_every_viewer_and_each_hand_stays_private():
     g = await started_table()
     mover = g.by_seat[g.state.to_move]
+    other = g.by_seat[1 - g.state.to_move]
     path = f"/ws/tables/{g.table.pk}/"
     watcher_a, watcher_b = await database_sync_to_async(lambda: (make_user(), make_user()))()
     moderator = await database_sync_to_async(make_moderator)()
-    ws_mover, ws_moderator = await connect(path, mover), await connect(path, moderator)
+    ws_mover, ws_other = await connect(path, mover), await connect(path, other)
+    ws_moderator = await connect(path, moderator)
     visitors = [await connect(path, None), await connect(path, None)]
     watchers = [await connect(path, watcher_a), await connect(path, watcher_b)]
-    everyone = [ws_mover, ws_moderator, *visitors, *watchers]
-    for ws in everyone:
-        await frames_until(ws, 'id="my-hand"')
-    hits = SHARED_RENDERS.hits
+    everyone = [ws_mover, ws_other, ws_moderator, *visitors, *watchers]
+    names = ["mover", "other", "moderator", "v1", "v2", "w1", "w2"]
+    joined = {}
+    for name, ws in zip(names, everyone, strict=True):
+        joined[name] = "".join(await frames_until(ws, 'id="seats"'))
+    # On joining, each kind gets its own seats: the moderator his tools, a signed-in
+    # spectator the report links, a visitor neither.
+    assert 'data-testid="remove-player"' in joined["moderator"]
+    assert 'data-testid="report-player"' in joined["w1"]
+    assert 'data-testid="report-player"' not in joined["v1"]
+    assert 'data-testid="remove-player"' not in joined["w1"]
+    hits = SHARED.hits
 
     await ws_mover.send_json_to({"action": "play", "cards": "9H", "version": str(g.hand.version)})
     seen = {}
-    for name, ws in zip(["mover", "moderator", "v1", "v2", "w1", "w2"], everyone, strict=True):
+    for name, ws in zip(names, everyone, strict=True):
         seen[name] = (await frames_until(ws, 'data-version="2"'))[-1]
-    # Each kind of spectator gets the same fragments, down to the clocks' milliseconds:
-    # one render of the move for the visitors and one for the signed-in spectators.
-    assert seen["v1"] == seen["v2"] and seen["w1"] == seen["w2"]
-    assert SHARED_RENDERS.hits >= hits + 2
+    # Everybody sees the move's public parts alike, down to the clocks' milliseconds:
+    # one read of the table and one render of them served the whole process.
+    public = re.compile(r'<section id="table-status".*?id="action-log".*?</section>', re.S)
+    assert len({public.search(frame).group(0) for frame in seen.values()}) == 1
+    assert SHARED.hits >= hits + 6
     assert re.search(r'id="pile".*data-card="9H"', seen["w1"], re.S)
-    assert 'data-testid="report-player"' in seen["w1"]
-    assert 'data-testid="report-player"' not in seen["v1"]
-    # The player and the moderator get their own: the hand, the moderator's tools.
-    assert hand_cards_in(seen["mover"]) and not hand_cards_in(seen["w1"])
-    assert 'data-testid="remove-player"' in seen["moderator"]
-    assert 'data-testid="remove-player"' not in seen["w1"]
+    # A move sends no seats again; the mover gets his own hand, the spectators none.
+    assert 'id="seats"' not in seen["w1"]
+    assert hand_cards_in(seen["mover"]) == set(g.state.hand(g.state.to_move)) - {"9H"}
+    assert not hand_cards_in(seen["w1"]) and not hand_cards_in(seen["v1"])
+    # The other player, whose turn it is now, gets his hand with its moves.
+    assert 'data-testid="your-turn"' in seen["other"]
     for ws in everyone:
+        await ws.disconnect()
+
+
+def _time_out(hand_id: int) -> Hand:
+    """The player to move runs out of time (the clock is injected, not slept on)."""
+    hand = Hand.objects.get(pk=hand_id)
+    assert services.hand_timeout(hand_id=hand.pk, now=hand.deadline + timedelta(seconds=1))
+    return Hand.objects.get(pk=hand_id)
+
+
+def _deal_next(hand: Hand) -> Hand:
+    return services.match_next_hand(
+        match_id=hand.match_id, after_number=hand.number, now=hand.finished_at
+    )
+
+
+async def test_the_next_hand_reaches_players_and_spectators_without_a_reload():
+    g = await started_table()
+    path = f"/ws/tables/{g.table.pk}/"
+    player, spectator = await connect(path, g.users[0]), await connect(path, None)
+    for ws in (player, spectator):
+        await frames_until(ws, 'id="seats"')
+    # Hand 1 goes on for a while (its version passes the next hand's first ones)...
+    await database_sync_to_async(services.hand_act)(
+        hand_id=g.hand.pk, move={"type": "play", "cards": ["9H"]}, version=1,
+        user=g.by_seat[g.state.to_move],
+    )  # fmt: skip
+    ended = await database_sync_to_async(_time_out)(g.hand.pk)
+    assert ended.version == 3
+    for ws in (player, spectator):
+        await frames_until(ws, f'data-hand="{g.hand.pk}" data-version="3"')
+    # ...then hand 2 is dealt: version 1 of a newer hand is news, not an old event.
+    second = await database_sync_to_async(_deal_next)(ended)
+    state = second.engine_state
+    my_seat = next(seat for seat, user in g.by_seat.items() if user == g.users[0])
+    for ws, cards in ((player, set(state.hand(my_seat))), (spectator, set())):
+        frames = await frames_until(ws, f'data-hand="{second.pk}" data-version="1"')
+        assert "Hand 2" in frames[-1]
+        assert hand_cards_in(frames[-1]) == cards
+    # And a move of hand 2 reaches both too.
+    mover = g.by_seat[state.to_move]
+    base = next(c for c in state.hand(state.to_move) if c == "9H")
+    await database_sync_to_async(services.hand_act)(
+        hand_id=second.pk, move={"type": "play", "cards": [base]}, version=1, user=mover
+    )
+    for ws in (player, spectator):
+        await frames_until(ws, f'data-hand="{second.pk}" data-version="2"')
+    for ws in (player, spectator):
+        await ws.disconnect()
+
+
+async def test_a_rematch_reaches_the_table_without_a_reload():
+    table = await database_sync_to_async(make_table)(players=2, base_seconds=600)
+    path = f"/ws/tables/{table.pk}/"
+    owner_ws, spectator = await connect(path, table.owner), await connect(path, None)
+    for ws in (owner_ws, spectator):
+        await frames_until(ws, 'id="seats"')
+    await database_sync_to_async(play_to_pan_on_time)(table)
+    for ws in (owner_ws, spectator):
+        await frames_until(ws, 'data-testid="ranking"')
+    await frames_until(owner_ws, 'data-testid="rematch"')
+    last_hand = await database_sync_to_async(
+        lambda: Hand.objects.filter(match__table=table).order_by("-pk").first()
+    )()
+    await owner_ws.send_json_to({"action": "rematch"})
+    for ws in (owner_ws, spectator):
+        newer = rf'data-hand="(?!{last_hand.pk}")\d+" data-version="1"'
+        frames = await frames_until(ws, newer)
+        assert 'data-testid="ranking"' not in frames[-1]
+    for ws in (owner_ws, spectator):
+        await ws.disconnect()
+
+
+async def test_a_player_who_left_cannot_play_the_seat_his_bot_took():
+    g = await started_table()
+    leaver = g.by_seat[g.state.to_move]
+    path = f"/ws/tables/{g.table.pk}/"
+    ws = await connect(path, leaver)
+    await frames_until(ws, 'id="seats"')
+    await database_sync_to_async(services.table_leave)(table_id=g.table.pk, user=leaver)
+    # Before the bot's pause is over, he sends the move his old seat could make.
+    await ws.send_json_to({"action": "play", "cards": "9H", "version": "1"})
+    frames = await frames_until(ws, 'id="notice"')
+    assert "A bot plays your former seat now." in frames[-1]
+    hand = await database_sync_to_async(Hand.objects.get)(pk=g.hand.pk)
+    assert hand.version == 1  # no worker runs here: the bot has not moved either
+    await ws.disconnect()
+
+
+async def test_pongs_and_garbage_count_against_the_frame_limit_and_a_flood_is_closed():
+    g = await started_table()
+    ws = await connect(f"/ws/tables/{g.table.pk}/", g.users[0])
+    await frames_until(ws, 'id="seats"')
+    for _ in range(COMMAND_BURST):
+        await ws.send_json_to({"action": "pong", "t": "1.0"})
+    await ws.send_to(text_data="not json")
+    assert "Too many commands" in (await frames_until(ws, 'id="notice"'))[-1]
+    for _ in range(FLOOD_CLOSE):
+        await ws.send_to(text_data="x")
+    closed = await ws.receive_output(timeout=5)
+    while closed["type"] != "websocket.close":
+        closed = await ws.receive_output(timeout=5)
+    assert closed["code"] == CLOSE_LIMITED
+
+
+async def test_a_user_may_hold_only_so_many_sockets_open_at_once():
+    from channels.testing import WebsocketCommunicator
+
+    from pan_site.asgi import application
+    from tests.games.ws import ORIGIN, session_cookie
+
+    g = await started_table()
+    path = f"/ws/tables/{g.table.pk}/"
+    user = g.users[0]
+    held = [await connect(path, user) for _ in range(SOCKETS_PER_USER)]
+    cookie = await session_cookie(user)
+    extra = WebsocketCommunicator(application, path, headers=[ORIGIN, (b"cookie", cookie)])
+    connected, code = await extra.connect(timeout=10)
+    assert not connected and code == CLOSE_LIMITED
+    await held[0].disconnect()
+    again = WebsocketCommunicator(application, path, headers=[ORIGIN, (b"cookie", cookie)])
+    assert (await again.connect(timeout=10))[0]
+    for ws in [*held[1:], again]:
         await ws.disconnect()
 
 

@@ -46,7 +46,10 @@ async def frames_until(
         remaining = give_up - loop.time()
         if remaining <= 0:
             raise AssertionError(f"no frame matched {pattern!r}; got {frames!r}")
-        frame = await communicator.receive_from(timeout=remaining)
+        try:
+            frame = await communicator.receive_from(timeout=remaining)
+        except TimeoutError:
+            raise AssertionError(f"no frame matched {pattern!r}; got {frames!r}") from None
         if 'id="ws-ping"' in frame:
             continue
         frames.append(frame)

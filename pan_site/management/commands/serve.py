@@ -35,6 +35,14 @@ class Command(BaseCommand):
                 host,
                 "--port",
                 str(port),
+                # A storm of connects may queue handshakes for a few seconds; dropping
+                # them at daphne's 5 s default only brings the same sockets back.
+                "--websocket_connect_timeout",
+                "20",
+                # Leaving sockets clean up their groups and presence; under a close
+                # storm daphne's 10 s default cut those handlers short.
+                "--application-close-timeout",
+                "30",
                 settings.ASGI_APPLICATION.replace(".application", ":application"),
             ]
         )
