@@ -10,11 +10,12 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install run test lint format messages bench-engine bench-tournament bench-clock bench-move bench-ratings bench-spectators clean
+.PHONY: help install run test lint format messages bench-engine bench-tournament bench-clock bench-move bench-ratings bench-spectators bench-load clean
 
 help:
 	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
 	@echo "make test    ruff, the pytest suite on PostgreSQL and Redis, then the browser tests"
+	@echo "make bench-load  N tables x 4 real websockets on daphne + Celery, against a bare baseline"
 
 $(VENV)/.installed: requirements/base.txt requirements/dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -76,6 +77,12 @@ bench-ratings: install
 # A move's cost with 100 spectators: visitors share a render, signed-in ones do not.
 bench-spectators: install
 	$(PY) -m bench.bench_spectators
+
+# Tables of four real websockets against daphne, Celery, PostgreSQL and Redis with production
+# settings, and a bare Channels baseline (database pan_bench_load; options: python -m
+# bench.bench_load --help).
+bench-load: install
+	$(PY) -m bench.bench_load
 
 clean:
 	rm -rf $(VENV) var

@@ -1,0 +1,653 @@
+"""Live tables under load on the real stack (`make bench-load`).
+
+Starts the production pieces on this machine with production settings (DEBUG off,
+PostgreSQL, Redis): 1 or 2 daphne processes, the Celery main worker (and the clock's
+worker where the code still has a clock queue) and beat. Creates N tables of four
+signed-in players through the services (no bots), opens one real websocket per player
+(seat p of every table on daphne p mod D) and plays: at each table the player to move
+waits 1 to 3 s (2 s on average) after his turn shows, then sends one of his legal forms
+at random. For every move it measures the time until the last of the four seats has the
+resulting update (``bench.load_client``). In the same run a bare baseline
+(``bench.baseline_asgi``: a minimal consumer that group_sends over the same channels_redis
+layer) is driven the same way. One line per configuration:
+
+    load: tables=N daphne=D moves=M p50=.. p95=.. p99=.. max=.. ms
+          errors=E (handshake=H closed=C refused=R lost=L stalled=S)
+          baseline_p99=.. ratio=..
+
+then the details: handshakes, CPU shares, the Celery messages waiting in Redis and the
+live hands. Also the memory per idle socket (K sockets held on a fresh daphne) and, with
+``--storm``, sockets connecting at 50 a second while 125 tables play. Each configuration
+is bounded: retries of failed handshakes stop after ``--connect-budget`` s, the play
+stops early when no move got through in ``--give-up`` s, and its line is printed anyway.
+
+Uses its own database ``pan_bench_load`` (dropped and created at every run), Redis
+database 3, channel prefix and Celery queue ``pan-bench-load``. Every process it starts
+is stopped at the end, also on Ctrl-C, SIGTERM or an error. The servers' logs stay in a
+temporary folder (printed at the end).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import platform
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+os.environ.setdefault("CHANNELS_PREFIX", "pan-bench-load")
+os.environ.setdefault("DEBUG", "false")
+os.environ.setdefault("SECRET_KEY", "bench-load-not-secret-" + "k" * 40)
+os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
+
+from bench import ROOT, start_django, use_services
+from bench.load_client import Errors, LoadRun, SeatSpec, latency_summary, quantile
+from tests.processes import (
+    VENV_BIN,
+    base_env,
+    celery_beat_args,
+    celery_worker_args,
+    free_port,
+    running,
+    wait_for_log,
+    wait_for_port,
+)
+
+use_services(database="pan_bench_load", queue="pan-bench-load")
+
+BASE_SECONDS = 3600  # nobody runs out of time: the load is the moves, not the clocks
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+TIMER_TASK = "games.hand_timeout"
+
+
+@dataclass
+class Server:
+    name: str
+    port: int
+    proc: subprocess.Popen
+
+
+def parse_options() -> argparse.Namespace:
+    def numbers(text: str) -> list[int]:
+        return [int(n) for n in text.split(",") if n]
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=numbers, default=[50, 125, 250], help="e.g. 50,125,250")
+    parser.add_argument("--daphne", type=numbers, default=[1, 2], help="processes, e.g. 1,2")
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured play per config")
+    parser.add_argument("--baseline", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--idle-sockets", type=int, default=1000, help="0: no idle phase")
+    parser.add_argument("--idle-seconds", type=float, default=60.0)
+    parser.add_argument("--storm", action="store_true", help="sockets connecting during play")
+    parser.add_argument("--storm-sockets", type=int, default=1000)
+    parser.add_argument("--storm-rate", type=float, default=50.0, help="connections a second")
+    parser.add_argument("--storm-tables", type=int, default=125, help="tables playing meanwhile")
+    parser.add_argument("--pace", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"))
+    parser.add_argument("--move-timeout", type=float, default=15.0, help="s until a move is lost")
+    parser.add_argument("--stall-after", type=float, default=20.0, help="s of nothing: stalled")
+    parser.add_argument("--give-up", type=float, default=20.0, help="stop if no move in s")
+    parser.add_argument("--warmup-timeout", type=float, default=120.0)
+    parser.add_argument("--connect-concurrency", type=int, default=32)
+    parser.add_argument("--retries", type=int, default=3, help="after a failed handshake")
+    parser.add_argument("--connect-budget", type=float, default=90.0, help="s for retries")
+    parser.add_argument("--label", default="", help="printed in the header (e.g. the commit)")
+    return parser.parse_args()
+
+
+# --- processes ---------------------------------------------------------------------------
+
+
+def raise_open_files() -> None:
+    """As many descriptors as allowed, for this process and the servers it starts."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def start_workers(stack: ExitStack, logs: Path) -> list[Server]:
+    """The Procfile's Celery pieces: the main worker, the clock's worker where the settings
+    have a clock queue, and beat."""
+    queues, env = our_queues(), base_env()
+    pieces = [
+        ("worker", [*celery_worker_args(queues=queues[:1], concurrency=8), "-n", "worker@%h"])
+    ]
+    if len(queues) > 1:
+        clock = [*celery_worker_args(queues=queues[1:], concurrency=4), "-n", "clock@%h"]
+        pieces.append(("clock", clock))
+    servers = []
+    for name, args in pieces:
+        log = logs / f"{name}.log"
+        servers.append(Server(name, 0, stack.enter_context(running(args, env=env, log=log))))
+        wait_for_log(log, "ready.", proc=servers[-1].proc, timeout=60)
+    beat = celery_beat_args(schedule=logs / "beat-schedule")
+    proc = stack.enter_context(running(beat, env=env, log=logs / "beat.log"))
+    return [*servers, Server("beat", 0, proc)]
+
+
+def start_daphnes(
+    stack: ExitStack, count: int, *, logs: Path, name: str, baseline: bool = False
+) -> list[Server]:
+    """``count`` daphne processes of the site (or of the bare baseline) on free ports."""
+    app = "bench.baseline_asgi:application" if baseline else "pan_site.asgi:application"
+    env = base_env(DJANGO_SETTINGS_MODULE="bench.baseline_settings") if baseline else base_env()
+    servers = []
+    for i in range(count):
+        port = free_port()
+        log = logs / f"{name}-{i + 1}-{port}.log"
+        args = [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), app]
+        proc = stack.enter_context(running(args, env=env, log=log))
+        wait_for_port(port, proc=proc, log=log, timeout=60)
+        servers.append(Server(f"{name}{i + 1}", port, proc))
+    return servers
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]
+    return (sum(values) - idle) / CLOCK_TICKS, sum(values) / CLOCK_TICKS
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+class CpuMeter:
+    """CPU used over a stretch of time: by each server, the machine, and this client."""
+
+    def __init__(self, servers: list[Server]) -> None:
+        self.servers = servers
+        self.began = time.monotonic()
+        self.start = {s.name: cpu_seconds(s.proc.pid) for s in servers}
+        self.machine = machine_busy()
+        self.client = time.process_time()
+
+    def shares(self) -> dict[str, float]:
+        """Share of one core for each process, of all cores for ``machine``."""
+        wall = max(1e-6, time.monotonic() - self.began)
+        shares = {
+            s.name: (cpu_seconds(s.proc.pid) - self.start[s.name]) / wall for s in self.servers
+        }
+        busy, total = machine_busy()
+        shares["machine"] = (busy - self.machine[0]) / max(1e-6, total - self.machine[1])
+        shares["client"] = (time.process_time() - self.client) / wall
+        return shares
+
+    def summary(self) -> str:
+        return "cpu " + " ".join(f"{name}={share:.0%}" for name, share in self.shares().items())
+
+
+async def settle(servers: list[Server], *, below: float = 0.2, timeout: float = 15.0) -> None:
+    """Wait until the servers are nearly idle (the connects' renders done), at most timeout."""
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        meter = CpuMeter(servers)
+        await asyncio.sleep(1.0)
+        if sum(v for k, v in meter.shares().items() if k not in ("machine", "client")) < below:
+            return
+
+
+# --- data ---------------------------------------------------------------------------------
+
+
+def seat_tables(count: int, *, label: str) -> list[tuple[int, list[str]]]:
+    """``count`` tables of four signed-in players (distinct owners: table creation is rate
+    limited per owner), each match started; for each, its id and the session cookies of
+    seats 0-3 (seat 0 is the owner)."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.base import VALID_KEY_CHARS
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+    from django.utils.crypto import get_random_string
+
+    from accounts.models import User
+    from games import services
+    from games.engine import Rules
+
+    stamp = time.time_ns()
+    users = User.objects.bulk_create(
+        User(username=f"{label}{stamp}_{i}", email=f"{label}{stamp}_{i}@example.com")
+        for i in range(4 * count)
+    )
+    store, expires = SessionStore(), timezone.now() + timedelta(days=1)
+    backend = settings.AUTHENTICATION_BACKENDS[0]
+    sessions = Session.objects.bulk_create(
+        Session(
+            session_key=get_random_string(32, VALID_KEY_CHARS),
+            session_data=store.encode(
+                {
+                    SESSION_KEY: str(user.pk),
+                    BACKEND_SESSION_KEY: backend,
+                    HASH_SESSION_KEY: user.get_session_auth_hash(),
+                }
+            ),
+            expire_date=expires,
+        )
+        for user in users
+    )
+    cookies = [f"{settings.SESSION_COOKIE_NAME}={s.session_key}" for s in sessions]
+    tables = []
+    for t in range(count):
+        owner, *guests = users[4 * t : 4 * t + 4]
+        table = services.table_create(
+            owner=owner,
+            name=f"{label} {t}",
+            rules=Rules(),
+            seats=4,
+            base_seconds=BASE_SECONDS,
+            increment_seconds=0,
+        )
+        for guest in guests:
+            services.table_sit(table_id=table.pk, user=guest)
+        services.match_start(table_id=table.pk, by=owner)
+        tables.append((table.pk, cookies[4 * t : 4 * t + 4]))
+    return tables
+
+
+def site_seats(tables: list[tuple[int, list[str]]], servers: list[Server]) -> list[list[SeatSpec]]:
+    """Seat p of every table on daphne p mod D: each table spans the processes."""
+
+    def seat(table_id: int, position: int, cookie: str) -> SeatSpec:
+        port = servers[position % len(servers)].port
+        return SeatSpec(
+            f"ws://127.0.0.1:{port}/ws/tables/{table_id}/", f"http://127.0.0.1:{port}", cookie
+        )
+
+    return [[seat(tid, p, c) for p, c in enumerate(cookies)] for tid, cookies in tables]
+
+
+def baseline_seats(count: int, servers: list[Server]) -> list[list[SeatSpec]]:
+    run = time.time_ns()
+
+    def seat(table: int, position: int) -> SeatSpec:
+        port = servers[position % len(servers)].port
+        return SeatSpec(
+            f"ws://127.0.0.1:{port}/ws/base/{run}-{table}/{position}/", f"http://127.0.0.1:{port}"
+        )
+
+    return [[seat(t, p) for p in range(4)] for t in range(count)]
+
+
+# --- Redis: the Celery messages waiting, and a clean slate -----------------------------
+
+
+def our_queues() -> list[str]:
+    """The main queue, and the clock's where the settings have one (the code before the
+    live-table rework did)."""
+    from django.conf import settings
+
+    clock = getattr(settings, "CELERY_CLOCK_QUEUE", None)
+    return [settings.CELERY_TASK_DEFAULT_QUEUE, *([clock] if clock else [])]
+
+
+def redis_client():
+    import redis
+
+    return redis.Redis.from_url(os.environ["REDIS_URL"])
+
+
+def queue_keys(queue: str) -> list[str]:
+    """kombu's lists of one queue: the queue itself and its priority steps."""
+    return [queue, *(f"{queue}\x06\x16{step}" for step in (3, 6, 9))]
+
+
+def celery_waiting() -> Counter[tuple[str, str]]:
+    """Messages of our queues in Redis by (task, where): waiting in the lists (queued), or
+    delivered to a worker and not acknowledged yet (reserved: the countdowns and ETAs a
+    worker holds, such as timers)."""
+    client, queues = redis_client(), set(our_queues())
+    counts: Counter[tuple[str, str]] = Counter()
+    for queue in queues:
+        for key in queue_keys(queue):
+            for raw in client.lrange(key, 0, -1):
+                counts[json.loads(raw).get("headers", {}).get("task", "?"), "queued"] += 1
+    for _tag, raw in client.hscan_iter("unacked"):
+        message, _exchange, routing_key = json.loads(raw)
+        if routing_key in queues:
+            counts[message.get("headers", {}).get("task", "?"), "reserved"] += 1
+    return counts
+
+
+def celery_summary(counts: Counter[tuple[str, str]], hands: int) -> str:
+    timers = {w: n for (task, w), n in counts.items() if task == TIMER_TASK}
+    others: Counter[str] = Counter()
+    for (task, _where), n in counts.items():
+        if task != TIMER_TASK:
+            others[task] += n
+    total = sum(timers.values())
+    return (
+        f"celery: waiting timer tasks={total} (queued={timers.get('queued', 0)} "
+        f"reserved={timers.get('reserved', 0)}), other tasks={others.total()} "
+        f"{dict(others.most_common(4)) if others else '{}'}; live hands={hands}; "
+        f"timers/live hand={total / max(1, hands):.2f}"
+    )
+
+
+def clean_redis() -> None:
+    """Forget what an earlier run left under our prefix and queues (never anyone else's)."""
+    prefix, queues = os.environ["CHANNELS_PREFIX"], our_queues()
+    if not (prefix.startswith("pan-bench-load") and all(q.startswith("pan-bench") for q in queues)):
+        return
+    client = redis_client()
+    for key in client.scan_iter(match=f"{prefix}*", count=1000):
+        client.delete(key)
+    for queue in queues:
+        client.delete(*queue_keys(queue))
+    for tag, raw in client.hscan_iter("unacked"):
+        if json.loads(raw)[2] in queues:
+            client.hdel("unacked", tag)
+            client.zrem("unacked_index", tag)
+
+
+def live_hands(table_ids: list[int] | None = None) -> int:
+    from games.models import Hand
+
+    hands = Hand.objects.filter(outcome__isnull=True)
+    if table_ids is not None:
+        hands = hands.filter(match__table_id__in=table_ids)
+    return hands.count()
+
+
+def tracebacks(logs: Path) -> int:
+    return sum(p.read_text(errors="replace").count("Traceback") for p in logs.glob("*.log"))
+
+
+# --- one configuration -------------------------------------------------------------------
+
+
+def load_run(seats: list[list[SeatSpec]], options: argparse.Namespace) -> LoadRun:
+    return LoadRun(
+        seats,
+        pace=tuple(options.pace),
+        move_timeout=options.move_timeout,
+        stall_after=options.stall_after,
+        retries=options.retries,
+    )
+
+
+async def measure(
+    seats: list[list[SeatSpec]],
+    servers: list[Server],
+    options: argparse.Namespace,
+    *,
+    storm: list[list[SeatSpec]] | None = None,
+    quiet: list[Server] | None = None,
+) -> tuple[LoadRun, str, LoadRun | None]:
+    """Connect, warm up, wait until ``quiet`` (default: ``servers``) are nearly idle, play;
+    returns the run, the CPU summary of ``servers`` while playing and the storm's run."""
+    run = load_run(seats, options)
+    crowd = load_run(storm, options) if storm else None
+    try:
+        await run.connect(concurrency=options.connect_concurrency, budget=options.connect_budget)
+        await run.warm_up(options.warmup_timeout)
+        await settle(quiet or servers)
+        meter = CpuMeter(servers)
+        seconds = options.seconds
+        arriving = None
+        if crowd is not None:
+            arriving = asyncio.create_task(crowd.connect(rate=options.storm_rate))
+            seconds = max(seconds, len(crowd.seats) / options.storm_rate + 10)
+        await run.play(seconds, give_up=options.give_up)
+        cpu = meter.summary()
+        if crowd is not None and arriving is not None:
+            await arriving
+            await crowd.warm_up(10)
+        return run, cpu, crowd
+    finally:
+        await run.close()
+        if crowd is not None:
+            await crowd.close()
+
+
+def describe(run: LoadRun, cpu: str, what: str) -> list[str]:
+    rate = len(run.latencies) / run.window if run.window else 0.0
+    lines = [
+        f"  {what}: sockets={run.connected()}/{len(run.seats)} (tables playing "
+        f"{run.playing_tables()}/{len(run.tables)}) {run.handshakes()}, "
+        f"connecting {run.connect_seconds:.1f} s, first renders {run.warmup_seconds:.1f} s more, "
+        f"window {run.window:.0f} s, "
+        f"{rate:.1f} moves/s (sent {run.moves_sent}), new hands {run.new_hands}, "
+        f"rematches {run.rematches}, {run.frames} frames, {cpu}, client loop lag "
+        f"p99={quantile(run.loop_lag_ms, 0.99):.0f} max={max(run.loop_lag_ms, default=0):.0f} ms",
+    ]
+    if run.stopped_early:
+        lines.append(f"  {what}: stopped early: {run.stopped_early}")
+    lines += [f"  {what}: {line}" for line in run.errors.details()]
+    return lines
+
+
+def configuration(
+    tables: int,
+    site: list[Server],
+    baseline: list[Server],
+    workers: list[Server],
+    options: argparse.Namespace,
+    logs: Path,
+    *,
+    storm: int = 0,
+) -> None:
+    created = time.monotonic()
+    data = seat_tables(tables, label=f"t{tables}d{len(site)}")
+    crowd = None
+    if storm:
+        crowd = site_seats(seat_tables(math.ceil(storm / 4), label="storm"), site)
+    setup = time.monotonic() - created
+    errors_before = tracebacks(logs)
+    run, cpu, arrivals = asyncio.run(
+        measure(site_seats(data, site), site + workers, options, storm=crowd, quiet=site)
+    )
+    waiting = celery_waiting()
+    hands = live_hands([tid for tid, _ in data])
+    all_hands = live_hands()
+    base = base_cpu = None
+    if baseline:
+        base, base_cpu, _ = asyncio.run(
+            measure(baseline_seats(tables, baseline), baseline, options, quiet=site + baseline)
+        )
+    p99 = quantile(run.latencies, 0.99)
+    line = (
+        f"load{'(storm)' if storm else ''}: tables={tables} daphne={len(site)} "
+        f"moves={len(run.latencies)} {latency_summary(run.latencies)} ms {run.errors.summary()}"
+    )
+    if base is not None:
+        base_p99 = quantile(base.latencies, 0.99)
+        ratio = f"{p99 / base_p99:.1f}" if base_p99 else "n/a"
+        line += f" baseline_p99={base_p99:.0f} ratio={ratio}"
+    print(line)
+    print(f"  setup: {tables} tables in {setup:.1f} s")
+    for text in describe(run, cpu, "site"):
+        print(text)
+    print(f"  {celery_summary(waiting, all_hands)} (this configuration's {hands})")
+    if arrivals is not None:
+        print(
+            f"  storm: sockets={len(arrivals.seats)} rate={options.storm_rate:.0f}/s "
+            f"connected={arrivals.connected()} {arrivals.handshakes()} "
+            f"{arrivals.errors.summary()}"
+        )
+        for text in arrivals.errors.details():
+            print(f"  storm: {text}")
+    if base is not None and base_cpu is not None:
+        print(
+            f"  baseline: moves={len(base.latencies)} {latency_summary(base.latencies)} ms "
+            f"{base.errors.summary()}"
+        )
+        for text in describe(base, base_cpu, "baseline"):
+            print(text)
+    new_errors = tracebacks(logs) - errors_before
+    if new_errors:
+        print(f"  server logs: {new_errors} new tracebacks")
+    sys.stdout.flush()
+
+
+def idle(options: argparse.Namespace, logs: Path) -> None:
+    """Memory per idle socket: K players' sockets held on a fresh daphne."""
+    tables = seat_tables(max(1, math.ceil(options.idle_sockets / 4)), label="idle")
+    with ExitStack() as stack:
+        (server,) = start_daphnes(stack, 1, logs=logs, name="idle")
+        seats = site_seats(tables, [server])
+
+        async def hold() -> tuple[int, int, int, LoadRun, LoadRun]:
+            first, rest = load_run(seats[:1], options), load_run(seats[1:], options)
+            try:
+                await first.connect()
+                await first.warm_up(30)
+                await settle([server])
+                before = rss_kb(server.proc.pid)
+                await rest.connect(
+                    concurrency=options.connect_concurrency, budget=options.connect_budget
+                )
+                await rest.warm_up(options.warmup_timeout)
+                await settle([server])
+                connected = rss_kb(server.proc.pid)
+                await asyncio.sleep(options.idle_seconds)
+                return before, connected, rss_kb(server.proc.pid), first, rest
+            finally:
+                await rest.close()
+                await first.close()
+
+        before, connected, after, first, rest = asyncio.run(hold())
+    errors = Errors()
+    for run in (first, rest):
+        errors.add(run.errors)
+    added = max(1, rest.connected())
+    print(
+        f"idle: sockets={first.connected() + rest.connected()} seconds={options.idle_seconds:.0f} "
+        f"closed={errors.closed.total()} rss_per_socket={(after - before) / added:.1f} KB"
+    )
+    print(
+        f"  daphne rss: {before / 1024:.0f} MB with 4 sockets, {connected / 1024:.0f} MB with "
+        f"all connected, {after / 1024:.0f} MB after {options.idle_seconds:.0f} s; "
+        f"{rest.handshakes()}, connecting {rest.connect_seconds:.1f} s; {errors.summary()}"
+    )
+    for text in errors.details():
+        print(f"  idle: {text}")
+    sys.stdout.flush()
+
+
+def code_version() -> str:
+    """The commit the servers run, and whether the working tree differs from it."""
+    git = ["git", "--no-optional-locks", "-C", str(ROOT)]
+    try:
+        commit = subprocess.run(
+            [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        changes = subprocess.run(
+            [*git, "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "code: not a git checkout"
+    return f"code {commit}{' with uncommitted changes' if changes else ''}"
+
+
+def header(options: argparse.Namespace) -> str:
+    import websockets
+
+    idle_text = (
+        f"{options.idle_sockets} sockets x {options.idle_seconds:.0f} s"
+        if options.idle_sockets
+        else "no"
+    )
+    storm = (
+        f"{options.storm_sockets} at {options.storm_rate:.0f}/s with {options.storm_tables} tables"
+        if options.storm
+        else "no"
+    )
+    low, high = options.pace
+    return (
+        f"bench-load: cores={os.cpu_count()} (load average {os.getloadavg()[0]:.1f}), "
+        f"seconds={options.seconds:.0f} per configuration, "
+        f"pace {low:g}-{high:g} s (mean {(low + high) / 2:g} s) per move per table, "
+        f"clock={BASE_SECONDS}+0 s, bots=0, players=4 per table, "
+        f"tables={','.join(map(str, options.tables))} "
+        f"daphne={','.join(map(str, options.daphne))} "
+        f"baseline={'yes' if options.baseline else 'no'} idle={idle_text} storm={storm}; "
+        f"move timeout {options.move_timeout:g} s; python {platform.python_version()}, "
+        f"websockets {websockets.__version__}; {code_version()}"
+        f"{'; ' + options.label if options.label else ''}"
+    )
+
+
+@contextmanager
+def stopped_on_sigterm() -> Iterator[None]:
+    """SIGTERM and SIGHUP stop the run like Ctrl-C (asyncio cancels the play, the sockets
+    close), so every process it started is stopped on the way out."""
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def main() -> None:
+    options = parse_options()
+    raise_open_files()
+    start_django(fresh=True)
+    clean_redis()
+    logs = Path(tempfile.mkdtemp(prefix="bench-load-"))
+    print(header(options))
+    sys.stdout.flush()
+    try:
+        with stopped_on_sigterm(), ExitStack() as stack:
+            workers = start_workers(stack, logs)
+            if options.idle_sockets:
+                idle(options, logs)
+            for count in options.daphne:
+                with ExitStack() as servers:
+                    site = start_daphnes(servers, count, logs=logs, name="daphne")
+                    baseline = []
+                    if options.baseline:
+                        baseline = start_daphnes(
+                            servers, count, logs=logs, name="baseline", baseline=True
+                        )
+                    for tables in options.tables:
+                        configuration(tables, site, baseline, workers, options, logs)
+            if options.storm:
+                with ExitStack() as servers:
+                    site = start_daphnes(servers, options.daphne[0], logs=logs, name="storm")
+                    configuration(
+                        options.storm_tables, site, [], workers, options, logs,
+                        storm=options.storm_sockets,
+                    )  # fmt: skip
+    except KeyboardInterrupt:
+        print("interrupted: every process this run started has been stopped")
+        raise SystemExit(130) from None
+    finally:
+        clean_redis()
+        print(f"logs: {logs}")
+
+
+if __name__ == "__main__":
+    main()

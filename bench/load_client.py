@@ -1,0 +1,486 @@
+"""The players of `make bench-load`: one real websocket per seat, four seats a table.
+
+Every seat reads the frames the server sends and keeps what the page would show: the
+table's position (hand, version) from ``#table-status`` and the legal moves from the
+``ws-send`` forms of ``#my-hand``. The seat whose forms are on offer waits a random
+pause, then sends one of them at random, as the browser would (htmx sends a form's
+fields as JSON). A move is recognised on each of the table's four sockets by the first
+``#table-status`` that stands after it: the same hand at a later version, or a newer
+hand. Its latency is the arrival on the last of the four minus the moment it was sent.
+
+Hands are ordered by ``data-hand`` (the hand's id, growing) when the page gives it,
+else by the order in which the table's sockets first saw each hand's shuffle
+commitment. Pings are answered like static/js/table.js does. A refusal (``#notice``)
+counts as an error by its text; so do a failed handshake (by status or exception), a
+close the server started (by code), a move not seen by all four within the move
+timeout (lost), and a table on which nothing happened for ``stall_after`` seconds
+(stalled: its sockets then ask for a resync, as a reload would, so play goes on).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import json
+import random
+import re
+import statistics
+import time
+from collections import Counter
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+
+ATTR = re.compile(r'([\w:-]+)="([^"]*)"')
+FORM = re.compile(r"<form\b[^>]*\bws-send\b[^>]*>(.*?)</form>", re.S)
+INPUT = re.compile(r"<input\b[^>]*>")
+COMMITMENT = re.compile(r'<code\b[^>]*data-testid="commitment"[^>]*>')
+PING = re.compile(r'data-ping="([^"]*)"')
+TAG = re.compile(r"<[^>]+>")
+OPENING = {
+    name: re.compile(rf'<(\w+)\b[^>]*\bid="{name}"[^>]*>')
+    for name in ("table-status", "my-hand", "notice")
+}
+
+
+def attrs(tag: str) -> dict[str, str]:
+    return {name: html.unescape(value) for name, value in ATTR.findall(tag)}
+
+
+def element(frame: str, name: str) -> tuple[dict[str, str], str] | None:
+    """The attributes and inner HTML of the element with id ``name`` (none nested in it
+    of its own tag), or None when the frame does not carry it."""
+    if f'id="{name}"' not in frame:
+        return None
+    found = OPENING[name].search(frame)
+    if found is None:
+        return None
+    end = frame.find(f"</{found.group(1)}>", found.end())
+    return attrs(found.group(0)), frame[found.end() : end if end >= 0 else len(frame)]
+
+
+def forms(inner: str) -> list[dict[str, str]]:
+    """The fields of each ``ws-send`` form: its hidden inputs, as htmx would send them."""
+    found = []
+    for body in FORM.findall(inner):
+        fields = {}
+        for tag in INPUT.findall(body):
+            a = attrs(tag)
+            if a.get("type") == "hidden" and a.get("name"):
+                fields[a["name"]] = a.get("value", "")
+        if fields:
+            found.append(fields)
+    return found
+
+
+def quantile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0
+
+
+def latency_summary(values: list[float]) -> str:
+    return " ".join(
+        f"{name}={quantile(values, share):.0f}"
+        for name, share in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1.0))
+    )
+
+
+@dataclass
+class Errors:
+    handshake: Counter[str] = field(default_factory=Counter)
+    closed: Counter[int] = field(default_factory=Counter)
+    refused: Counter[str] = field(default_factory=Counter)
+    client: Counter[str] = field(default_factory=Counter)  # this client's own failures
+    lost: int = 0  # moves not seen by all four seats in time, sockets never shown the table
+    stalled: int = 0
+
+    def total(self) -> int:
+        return (
+            self.handshake.total()
+            + self.closed.total()
+            + self.refused.total()
+            + self.client.total()
+            + self.lost
+            + self.stalled
+        )
+
+    def add(self, other: Errors) -> None:
+        for counter in ("handshake", "closed", "refused", "client"):
+            getattr(self, counter).update(getattr(other, counter))
+        self.lost += other.lost
+        self.stalled += other.stalled
+
+    def summary(self) -> str:
+        return (
+            f"errors={self.total()} (handshake={self.handshake.total()} "
+            f"closed={self.closed.total()} refused={self.refused.total()} lost={self.lost} "
+            f"stalled={self.stalled}{f' client={self.client.total()}' if self.client else ''})"
+        )
+
+    def details(self) -> list[str]:
+        kinds = [
+            ("failed handshakes", self.handshake),
+            ("server closes by code", self.closed),
+            ("refusals", self.refused),
+            ("CLIENT FAILURES (figures not to be trusted)", self.client),
+        ]
+        return [f"{label}: {dict(counter.most_common(8))}" for label, counter in kinds if counter]
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    url: str
+    origin: str
+    cookie: str = ""
+
+
+@dataclass
+class Pending:
+    seat: int
+    hand: int
+    version: int
+    sent: float
+    arrived: dict[int, float] = field(default_factory=dict)
+
+
+class Seat:
+    """One player's socket and what his page shows."""
+
+    def __init__(self, table: Table, index: int, spec: SeatSpec) -> None:
+        self.table, self.index, self.spec = table, index, spec
+        self.ws: ClientConnection | None = None
+        self.reader: asyncio.Task | None = None
+        self.position: tuple[int, int] | None = None  # (hand ordinal, version)
+        self.forms: list[dict[str, str]] = []
+        self.rematch = False
+        self.closing = False
+
+    async def open(self, run: LoadRun) -> None:
+        """The handshake. A failed one is counted, then tried again after a pause as
+        htmx's ws extension does (full jitter, doubling), up to ``run.retries`` times."""
+        headers = {"Cookie": self.spec.cookie} if self.spec.cookie else None
+        for attempt in range(run.retries + 1):
+            if attempt:
+                await asyncio.sleep(random.uniform(0, min(2**attempt, 64)))
+                if time.monotonic() > run.retry_until:
+                    return
+            try:
+                async with run.slots:
+                    began = time.monotonic()
+                    self.ws = await connect(
+                        self.spec.url,
+                        origin=self.spec.origin,
+                        additional_headers=headers,
+                        open_timeout=run.open_timeout,
+                        ping_interval=None,  # daphne pings; the client only answers
+                        close_timeout=2,
+                        max_size=None,
+                        compression=None,
+                    )
+            except InvalidStatus as exc:
+                run.errors.handshake[f"HTTP {exc.response.status_code}"] += 1
+            except (OSError, TimeoutError, InvalidHandshake, ConnectionClosed) as exc:
+                # InvalidMessage: the server dropped the connection without an answer
+                run.errors.handshake[type(exc).__name__] += 1
+            else:
+                run.handshake_ms.append((time.monotonic() - began) * 1000)
+                self.reader = asyncio.create_task(self._read(run))
+                return
+
+    async def _read(self, run: LoadRun) -> None:
+        ws = self.ws
+        assert ws is not None
+        try:
+            async for message in ws:
+                if isinstance(message, str):
+                    await self.receive(run, message)
+        except ConnectionClosed:
+            pass
+        except Exception as exc:  # a bug of this client: counted, never silent
+            run.errors.client[f"{type(exc).__name__}: {exc}"[:100]] += 1
+            self.closing = True
+            await ws.close()
+        if not self.closing:
+            received = ws.protocol.close_rcvd  # None: the connection dropped without a close
+            run.errors.closed[received.code if received else 1006] += 1
+
+    async def receive(self, run: LoadRun, frame: str) -> None:
+        now = time.monotonic()
+        run.frames += 1
+        if 'id="ws-ping"' in frame:
+            ping = PING.search(frame)
+            if ping:
+                await self.send({"action": "pong", "t": ping.group(1)})
+        notice = element(frame, "notice")
+        if notice is not None:
+            text = html.unescape(TAG.sub("", notice[1])).strip()
+            if text:
+                run.errors.refused[text] += 1
+                self.table.refused(self)
+        status = element(frame, "table-status")
+        if status is not None:
+            self.position = self.table.position(status)
+            self.rematch = any(f.get("action") == "rematch" for f in forms(status[1]))
+            self.table.arrived(self, now)
+        mine = element(frame, "my-hand")
+        if mine is not None:
+            self.forms = forms(mine[1])
+        self.table.next_move()
+
+    def can_move(self) -> bool:
+        """Forms on offer for the position the seat shows (the hand's parts and one's own
+        hand may come in separate frames: forms of an older version are not offered)."""
+        if not self.forms or self.position is None:
+            return False
+        version = self.forms[0].get("version")
+        return not version or int(version) == self.position[1]
+
+    async def send(self, content: dict[str, str]) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(ConnectionClosed):
+                await self.ws.send(json.dumps(content))
+
+    async def close(self) -> None:
+        self.closing = True
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+        if self.reader is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.reader, 5)
+
+
+class Table:
+    """Four seats, the move in flight, and the pace of the table."""
+
+    def __init__(self, run: LoadRun, seats: list[SeatSpec]) -> None:
+        self.run = run
+        self.seats = [Seat(self, i, spec) for i, spec in enumerate(seats)]
+        self.hands: dict[str, int] = {}  # commitment -> ordinal, when there is no data-hand
+        self.pending: Pending | None = None
+        self.acting: asyncio.Task | None = None
+        self.latest: tuple[int, int] = (-1, -1)
+        self.progress = time.monotonic()
+        self.rematched: tuple[int, int] | None = None
+        self.complete = False  # every seat connected: the table plays (else it sits out)
+
+    def position(self, status: tuple[dict[str, str], str]) -> tuple[int, int]:
+        attributes, inner = status
+        version = int(attributes.get("data-version") or 0)
+        if attributes.get("data-hand"):
+            return int(attributes["data-hand"]), version
+        code = COMMITMENT.search(inner)
+        if code is None:
+            return 0, version
+        commitment = attrs(code.group(0)).get("title", "")
+        return self.hands.setdefault(commitment, len(self.hands) + 1), version
+
+    def arrived(self, seat: Seat, now: float) -> None:
+        position = seat.position
+        assert position is not None
+        if position > self.latest:
+            if self.run.playing and position[0] > self.latest[0]:
+                self.run.new_hands += 1
+            self.latest, self.progress = position, now
+        pending = self.pending
+        if pending is None or seat.index in pending.arrived:
+            return
+        if position >= (pending.hand, pending.version + 1):
+            pending.arrived[seat.index] = now
+            if len(pending.arrived) == len(self.seats):
+                self.run.latencies.append((max(pending.arrived.values()) - pending.sent) * 1000)
+                self.pending = None
+                self.progress = now
+
+    def refused(self, seat: Seat) -> None:
+        if self.pending is not None and self.pending.seat == seat.index:
+            self.pending = None
+
+    def next_move(self) -> None:
+        """Start the pause of whoever may act, unless a move is already on its way."""
+        if not (self.run.playing and self.complete) or self.pending or self.acting:
+            return
+        for seat in self.seats:
+            if seat.position == self.latest and seat.can_move():
+                self.acting = asyncio.create_task(self._act(seat, seat.position))
+                return
+        owner = self.seats[0]
+        if owner.rematch and self.rematched != owner.position:
+            self.rematched = owner.position
+            self.acting = asyncio.create_task(self._act(owner, None))
+
+    async def _act(self, seat: Seat, position: tuple[int, int] | None) -> None:
+        try:
+            await asyncio.sleep(random.uniform(*self.run.pace))
+            if not self.run.playing:
+                return
+            if position is None:
+                self.run.rematches += 1
+                await seat.send({"action": "rematch"})
+                return
+            if seat.position != position or not seat.can_move():
+                return  # the table moved on meanwhile (a timeout, a resync)
+            form = random.choice(seat.forms)
+            version = int(form.get("version") or position[1])
+            self.pending = Pending(seat.index, position[0], version, time.monotonic())
+            self.run.moves_sent += 1
+            await seat.send(form)
+        finally:
+            self.acting = None
+            self.next_move()
+
+    def watch(self, now: float) -> None:
+        """Give up on a move that never reached every seat; wake a table that stalled."""
+        run = self.run
+        if self.pending is not None and now - self.pending.sent > run.move_timeout:
+            run.errors.lost += 1
+            self.seats[self.pending.seat].forms = []  # no click again: wait (or stall)
+            self.pending = None
+            self.progress = now
+        elif (
+            self.complete
+            and self.pending is None
+            and self.acting is None
+            and now - self.progress > run.stall_after
+        ):
+            run.errors.stalled += 1
+            self.progress = now
+            for seat in self.seats:
+                seat.forms = []
+                run.spawn(seat.send({"action": "resync"}))
+        self.next_move()
+
+
+class LoadRun:
+    """One configuration's sockets: connect, warm up, play for a while, close."""
+
+    def __init__(
+        self,
+        tables: list[list[SeatSpec]],
+        *,
+        pace: tuple[float, float] = (1.0, 3.0),
+        move_timeout: float = 15.0,
+        stall_after: float = 20.0,
+        open_timeout: float = 30.0,
+        retries: int = 3,
+    ) -> None:
+        self.tables = [Table(self, seats) for seats in tables]
+        self.pace, self.move_timeout, self.stall_after = pace, move_timeout, stall_after
+        self.open_timeout, self.retries = open_timeout, retries
+        self.errors = Errors()
+        self.latencies: list[float] = []
+        self.handshake_ms: list[float] = []
+        self.loop_lag_ms: list[float] = []
+        self.playing = False
+        self.moves_sent = 0
+        self.new_hands = 0
+        self.rematches = 0
+        self.frames = 0
+        self.slots = asyncio.Semaphore(1)
+        self.retry_until = 0.0
+        self.connect_seconds = self.warmup_seconds = 0.0
+        self.window = 0.0
+        self.stopped_early = ""
+        self.background: set[asyncio.Task] = set()
+
+    @property
+    def seats(self) -> list[Seat]:
+        return [seat for table in self.tables for seat in table.seats]
+
+    async def connect(
+        self, *, concurrency: int = 32, rate: float | None = None, budget: float = 90.0
+    ) -> None:
+        """Open every socket: ``concurrency`` handshakes at a time, or ``rate`` new sockets a
+        second whatever the server answers (a storm). No retry starts after ``budget`` s."""
+        began = time.monotonic()
+        self.retry_until = began + budget
+        if rate:
+            self.slots = asyncio.Semaphore(len(self.seats) or 1)
+            tasks = []
+            for i, seat in enumerate(self.seats):
+                await asyncio.sleep(max(0.0, began + i / rate - time.monotonic()))
+                tasks.append(asyncio.create_task(seat.open(self)))
+            await asyncio.gather(*tasks)
+        else:
+            self.slots = asyncio.Semaphore(concurrency)
+            await asyncio.gather(*(seat.open(self) for seat in self.seats))
+        self.connect_seconds = time.monotonic() - began
+
+    async def warm_up(self, timeout: float) -> None:
+        """Wait until every open socket has been shown the table; the rest count as lost."""
+        began = time.monotonic()
+        while time.monotonic() - began < timeout:
+            if all(s.position is not None for s in self.seats if s.ws is not None):
+                break
+            await asyncio.sleep(0.1)
+        self.errors.lost += sum(1 for s in self.seats if s.ws is not None and s.position is None)
+        self.warmup_seconds = time.monotonic() - began
+
+    async def play(self, seconds: float, *, give_up: float = 20.0) -> None:
+        """Play for ``seconds`` (stop early if no move got through in ``give_up``); then let
+        the moves in flight arrive."""
+        began = time.monotonic()
+        self.playing = True
+        for table in self.tables:
+            table.complete = all(seat.ws is not None for seat in table.seats)
+            table.progress = began
+            table.next_move()
+        while time.monotonic() - began < seconds:
+            asleep = time.monotonic()
+            await asyncio.sleep(0.25)
+            now = time.monotonic()
+            self.loop_lag_ms.append((now - asleep - 0.25) * 1000)  # this client's own delay
+            for table in self.tables:
+                table.watch(now)
+            if not self.latencies and now - began > give_up:
+                self.stopped_early = f"no move got through in {give_up:.0f} s"
+                break
+        self.window = time.monotonic() - began
+        self.playing = False
+        drain_until = time.monotonic() + self.move_timeout
+        while any(t.pending for t in self.tables) and time.monotonic() < drain_until:
+            await asyncio.sleep(0.1)
+        for table in self.tables:
+            if table.pending is not None:
+                self.errors.lost += 1
+                table.pending = None
+        for table in self.tables:
+            if table.acting is not None:
+                table.acting.cancel()
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    async def close(self) -> None:
+        self.playing = False
+        for table in self.tables:
+            if table.acting is not None:
+                table.acting.cancel()
+        limit = asyncio.Semaphore(64)
+
+        async def one(seat: Seat) -> None:
+            async with limit:
+                await seat.close()
+
+        await asyncio.gather(*(one(seat) for seat in self.seats))
+
+    def connected(self) -> int:
+        return sum(1 for s in self.seats if s.ws is not None)
+
+    def playing_tables(self) -> int:
+        return sum(1 for t in self.tables if t.complete)
+
+    def handshakes(self) -> str:
+        ms = self.handshake_ms
+        if not ms:
+            return "handshake n=0"
+        return (
+            f"handshake n={len(ms)} p50={statistics.median(ms):.0f} "
+            f"p99={quantile(ms, 0.99):.0f} max={max(ms):.0f} ms"
+        )
