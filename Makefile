@@ -28,8 +28,8 @@ install: $(VENV)/.installed
 run: install
 	DEBUG=$${DEBUG:-true} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-true} $(PY) manage.py seed_demo
+	DEBUG=$${DEBUG:-true} $(PY) manage.py collectstatic --noinput -v0
 	@if [ -n "$$REDIS_URL" ]; then \
-		DEBUG=$${DEBUG:-true} $(PY) manage.py collectstatic --noinput -v0; \
 		PATH=$(CURDIR)/$(VENV)/bin:$$PATH HOST=$(HOST) PORT=$(PORT) DEBUG=$${DEBUG:-true} $(VENV)/bin/honcho -f Procfile start; \
 	else \
 		DEBUG=$${DEBUG:-true} $(PY) manage.py serve --host $(HOST) --port $(PORT); \

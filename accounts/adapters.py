@@ -1,11 +1,13 @@
 """allauth hooks: new accounts start in the language the visitor is reading the site in;
-a banned user cannot log in, and is told why and until when."""
+a banned user cannot log in, and is told why and until when; failed logins count
+against the account, whichever of its names (username or e-mail) was typed."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
+from allauth.account.utils import filter_users_by_email, filter_users_by_username
 from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -24,6 +26,16 @@ class AccountAdapter(DefaultAccountAdapter):
             user.language = language[:2]
         return super().save_user(request, user, form, commit=commit)
 
+    def _get_login_attempts_cache_key(self, request: HttpRequest, **credentials: Any) -> str:
+        """The key of allauth's "login_failed" limit (per key: 5 in 5 minutes): the account
+        the login names, so that its username and its e-mail share one budget of guesses.
+        A login that names no account counts on its own. Also the key a password reset
+        clears (allauth 65.21.1 calls this hook from both; tests pin the behaviour)."""
+        user = _account_named_by(credentials)
+        if user is None:
+            return super()._get_login_attempts_cache_key(request, **credentials)
+        return f"account:{user.pk}"  # not per host name either, unlike allauth's key
+
     def authenticate(self, request: HttpRequest, **credentials: Any) -> User | None:
         """The right password of a banned user: the login form says why and until when."""
         user = super().authenticate(request, **credentials)
@@ -40,3 +52,14 @@ class AccountAdapter(DefaultAccountAdapter):
             notice = ban_notice(user)
             return render(request, "accounts/notices.html", {"notice": notice}, status=403)
         return super().pre_login(request, user, **kwargs)
+
+
+def _account_named_by(credentials: dict[str, Any]) -> User | None:
+    """The one account whose e-mail address or username the login names, if any."""
+    if credentials.get("email"):
+        users = {user.pk: user for user in filter_users_by_email(credentials["email"])}
+    elif credentials.get("username"):
+        users = {user.pk: user for user in filter_users_by_username(credentials["username"])}
+    else:
+        return None
+    return next(iter(users.values())) if len(users) == 1 else None

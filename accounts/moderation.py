@@ -23,6 +23,7 @@ Nobody but a superuser acts on a staff account, and nobody on his own.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 from importlib import import_module
 from typing import Any
@@ -359,12 +360,17 @@ def report_create(
     reported_user_id: int | None = None,
     chat_message_id: int | None = None,
     table_id: int | None = None,
+    invited_tables: Collection[int] = (),
     now: datetime | None = None,
 ) -> Report:
     """A player reports another player, or one of his chat messages (which names both the
-    author and the table). Refuses self-reports, repeats of an open report and more
-    than REPORTS_PER_HOUR reports an hour. A player's act: no audit entry.
+    author and the table). Refuses self-reports, repeats of an open report, more than
+    REPORTS_PER_HOUR reports an hour, and a table (or its chat) that the reporter may not
+    see (``invited_tables``: his session's invitations), as if it did not exist.
+    A player's act: no audit entry.
     """
+    from games.selectors import can_view_table  # games.selectors imports this module
+
     now = now or timezone.now()
     if reason not in Report.Reason.values:
         raise Refused(_("Choose a reason."))
@@ -373,8 +379,8 @@ def report_create(
         raise Refused(_("A report has at most %(n)d characters.") % {"n": REPORT_TEXT_MAX})
     message = None
     if chat_message_id is not None:
-        message = ChatMessage.objects.filter(pk=chat_message_id).first()
-        if message is None:
+        message = ChatMessage.objects.select_related("table").filter(pk=chat_message_id).first()
+        if message is None or not can_view_table(message.table, by, invited_tables):
             raise Refused(_("This message does not exist."))
         reported_user_id, table_id = message.author_id, message.table_id
     reported = User.objects.filter(pk=reported_user_id).first() if reported_user_id else None
@@ -383,6 +389,8 @@ def report_create(
     if reported.pk == by.pk:
         raise Refused(_("You cannot report yourself."))
     table = Table.objects.filter(pk=table_id).first() if table_id else None
+    if table_id and (table is None or not can_view_table(table, by, invited_tables)):
+        raise Refused(_("This table does not exist."))
     with transaction.atomic():
         # The reporter's row serializes his reports: the checks below cannot race.
         User.objects.select_for_update().filter(pk=by.pk).first()

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from django.shortcuts import get_object_or_404
 
 from accounts.models import AuditLog, Report, User
 from games.models import ChatMessage, MatchPlayer, Table
+from games.selectors import can_view_table
 
 
 def user_public_profile(*, username: str) -> User:
@@ -28,22 +30,31 @@ class ReportSubject:
 
 
 def report_subject(
-    *, user_id: int | None, message_id: int | None, table_id: int | None
+    *,
+    viewer: User,
+    invited_tables: Collection[int],
+    user_id: int | None,
+    message_id: int | None,
+    table_id: int | None,
 ) -> ReportSubject | None:
-    """The reported player (and message, and table) for the report form; None if unknown."""
+    """The reported player (and message, and table) for ``viewer``'s report form; None if
+    unknown, and None too for a table he may not see (its chat and players stay hidden,
+    and an id that exists cannot be told from one that does not)."""
     if message_id:
         message = (
             ChatMessage.objects.select_related("author", "table")
             .filter(pk=message_id, hidden_at__isnull=True)
             .first()
         )
-        if message is None:
+        if message is None or not can_view_table(message.table, viewer, invited_tables):
             return None
         return ReportSubject(user=message.author, message=message, table=message.table)
     user = User.objects.filter(pk=user_id, is_active=True).first() if user_id else None
     if user is None:
         return None
     table = Table.objects.filter(pk=table_id).first() if table_id else None
+    if table_id and (table is None or not can_view_table(table, viewer, invited_tables)):
+        return None
     return ReportSubject(user=user, message=None, table=table)
 
 

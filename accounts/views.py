@@ -61,7 +61,10 @@ def report_new(request: HttpRequest) -> HttpResponse:
         request.POST or None,
         initial={name: source.get(name) for name in ("user", "message", "table")},
     )
+    invited_tables = request.session.get("invited_tables", [])
     subject = selectors.report_subject(
+        viewer=request.user,
+        invited_tables=invited_tables,
         user_id=_int_or_none(source.get("user")),
         message_id=_int_or_none(source.get("message")),
         table_id=_int_or_none(source.get("table")),
@@ -78,6 +81,7 @@ def report_new(request: HttpRequest) -> HttpResponse:
                 reported_user_id=subject.user.pk,
                 chat_message_id=subject.message.pk if subject.message else None,
                 table_id=subject.table.pk if subject.table else None,
+                invited_tables=invited_tables,
             )
         except Refused as refusal:
             form.add_error(None, refusal.message)

@@ -103,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     from tournaments.models import Tournament
     from tournaments.selectors import tournament_audit
 
-    staff = User.objects.create_user(username="bench_staff", password=None, is_staff=True)
+    staff = User.objects.create_user(
+        username="bench_staff", password=None, is_staff=True, is_superuser=True
+    )
     tournament = services.tournament_create(
         by=staff,
         settings=services.TournamentSettings(

@@ -1,7 +1,9 @@
 """ASGI entry point: Django for HTTP, Channels for websockets.
 
 Websockets are accepted only from this site's own origins (``ALLOWED_HOSTS``) and
-carry the Django session user (``AuthMiddlewareStack``).
+carry the Django session user (``AuthMiddlewareStack``); behind a trusted proxy their
+``scope["client"]`` is the real client's address (``pan_site.proxy``), as ``REMOTE_ADDR``
+is for HTTP.
 """
 
 import os
@@ -15,13 +17,14 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set u
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from pan_site.proxy import ForwardedForASGIMiddleware  # noqa: E402
 from pan_site.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        "websocket": ForwardedForASGIMiddleware(
+            AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

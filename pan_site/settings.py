@@ -76,6 +76,10 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# The proxy's (and a monitor's) health check may speak plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+# Reverse proxies whose X-Forwarded-For is believed (addresses or networks); nobody else's.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 
 INSTALLED_APPS = [
     "daphne",
@@ -100,6 +104,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "pan_site.proxy.ForwardedForMiddleware",  # first: everything after sees the real client
+    "pan_site.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -268,6 +274,9 @@ ACCOUNT_RATE_LIMITS = {
 }
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
 MFA_TOTP_ISSUER = "Pan online"
+# allauth takes the client's address from REMOTE_ADDR, which pan_site.proxy has already
+# set from X-Forwarded-For where the peer is a trusted proxy: it must not read the header.
+ALLAUTH_TRUSTED_PROXY_COUNT = 0
 
 # --- E-mail -------------------------------------------------------------------------
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
+from accounts.moderation import may
 from games.engine import LETTERS
 from games.models import BotLevel, Hand, Match
 from games.selectors import bot_label, rules_summary, time_control_label
@@ -20,6 +21,7 @@ from tournaments.models import (
     TournamentEntry,
     TournamentTable,
 )
+from tournaments.services import PERM_MANAGE
 
 FINISHED_SHOWN = 30
 
@@ -100,7 +102,7 @@ class TournamentPage:
     my_entry: TournamentEntry | None
     can_register: bool
     can_unregister: bool
-    is_staff: bool
+    can_manage: bool  # the staff controls: start, pause, cancel, announce, disqualify, bots
     standings: Standings | None
     announcements: list[TournamentAnnouncement]
     bot_levels: list[tuple[str, str]]
@@ -129,7 +131,7 @@ def tournament_page(
             and len(registrants) < tournament.max_players
         ),
         can_unregister=viewer is not None and open_ and my_entry is not None,
-        is_staff=viewer is not None and viewer.is_staff,
+        can_manage=may(viewer, PERM_MANAGE),
         standings=tournament_standings(tournament=tournament, viewer=viewer) if started else None,
         announcements=list(tournament.announcements.all()[:20]),
         bot_levels=list(BotLevel.choices),

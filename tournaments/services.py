@@ -37,6 +37,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from accounts.moderation import may
 from games import services as games
 from games.engine import PROFILES, Rules
 from games.engine.rules import MAX_ACTIONS_MAX, MAX_ACTIONS_MIN
@@ -69,6 +70,10 @@ ANNOUNCEMENT_MAX = 500
 MAX_SECONDS_BETWEEN_HANDS = 60.0
 CAUSE_TOO_FEW, CAUSE_STAFF = Tournament.CancelCause.TOO_FEW, Tournament.CancelCause.STAFF
 ELIMINATED_FOLLOW_DELAY = 3.0  # seconds the eliminated player sees the hand's result
+# Who creates and runs tournaments: Django's permissions on Tournament, given to a user
+# or a group in the admin (superusers hold them all). Moderators do not have them.
+PERM_CREATE = "tournaments.add_tournament"
+PERM_MANAGE = "tournaments.change_tournament"
 
 R = TypeVar("R")
 
@@ -136,7 +141,7 @@ def tournament_create(
     """Staff: create a tournament; registration is open until its start time, when a
     Celery task (and, as a safety net, the beat sweep) starts it."""
     now = now or timezone.now()
-    _require_staff(by)
+    _require(by, PERM_CREATE)
     tournament_settings_check(settings, now=now)
     with transaction.atomic():
         tournament = Tournament(created_by=by)
@@ -152,7 +157,7 @@ def tournament_update(
     """Staff: edit a tournament. Before the start everything may change; afterwards only
     the name and the description. Locks the tournament."""
     now = now or timezone.now()
-    _require_staff(by)
+    _require(by, PERM_MANAGE)
     with transaction.atomic():
         tournament = _locked(tournament_id)
         if tournament.status != Tournament.Status.SCHEDULED:
@@ -206,7 +211,7 @@ def tournament_register_bot(
 ) -> TournamentEntry:
     """Staff: register a bot of ``level`` (only where the tournament allows bots)."""
     now = now or timezone.now()
-    _require_staff(by)
+    _require(by, PERM_MANAGE)
     if level not in BotLevel.values:
         raise Refused(_("Unknown bot level."))
     with transaction.atomic():
@@ -242,7 +247,7 @@ def tournament_announce(
     *, tournament_id: int, by: User, text: str, now: datetime | None = None
 ) -> TournamentAnnouncement:
     """Staff: post an announcement shown on the tournament page."""
-    _require_staff(by)
+    _require(by, PERM_MANAGE)
     text = " ".join((text or "").split())
     if not text:
         raise Refused(_("Write something first."))
@@ -272,7 +277,7 @@ def tournament_start(
     """
     now = now or timezone.now()
     if by is not None:
-        _require_staff(by)
+        _require(by, PERM_MANAGE)
     with transaction.atomic():
         tournament = _locked(tournament_id)
         if tournament.status != Tournament.Status.SCHEDULED:
@@ -655,7 +660,7 @@ def tournament_pause(*, tournament_id: int, by: User, now: datetime | None = Non
     a bot's included, is accepted until the tournament resumes. Locks the hands in play
     (with their matches), then the tournament."""
     now = now or timezone.now()
-    _require_staff(by)
+    _require(by, PERM_MANAGE)
 
     def pause() -> Tournament:
         tournament, hands = _lock_hands_then_tournament(tournament_id)
@@ -678,7 +683,7 @@ def tournament_resume(*, tournament_id: int, by: User, now: datetime | None = No
     """Staff: every paused clock runs again from the time it had left; tables between
     hands go on. Locks the hands in play (with their matches), then the tournament."""
     now = now or timezone.now()
-    _require_staff(by)
+    _require(by, PERM_MANAGE)
 
     def resume() -> Tournament:
         tournament, hands = _lock_hands_then_tournament(tournament_id)
@@ -702,7 +707,7 @@ def tournament_cancel(
     """Staff: call the tournament off, before or during play. Hands in play stop with no
     letter, the tables close, and the registered users are told by e-mail."""
     now = now or timezone.now()
-    _require_staff(by)
+    _require(by, PERM_MANAGE)
 
     def cancel() -> Tournament:
         tournament, hands = _lock_hands_then_tournament(tournament_id)
@@ -742,7 +747,7 @@ def tournament_disqualify(
     stops with no letter; his table goes on without him after the pause. Locks the hand
     in play at his table (with its match), then the tournament."""
     now = now or timezone.now()
-    _require_staff(by)
+    _require(by, PERM_MANAGE)
 
     def disqualify() -> TournamentEntry:
         seen = TournamentEntry.objects.filter(pk=entry_id, tournament_id=tournament_id).first()
@@ -822,9 +827,10 @@ def _locked(tournament_id: int) -> Tournament:
         raise Refused(_("This tournament does not exist.")) from None
 
 
-def _require_staff(user: User | None) -> None:
-    if user is None or not user.is_authenticated or not user.is_staff:
-        raise Refused(_("Only the staff can do that."))
+def _require(user: User | None, permission: str) -> None:
+    """A permission, never is_staff: moderators are staff too (for the admin)."""
+    if not may(user, permission):
+        raise Refused(_("You do not have permission to do that."))
 
 
 def _require_registration_open(tournament: Tournament, now: datetime) -> None:

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.models import User
 from tests.factories import PASSWORD, make_user
@@ -114,11 +115,49 @@ def test_repeated_failed_logins_are_rate_limited(client):
     assert "_auth_user_id" not in client.session
 
 
+def fail_logins(client, login: str, times: int = 5) -> None:
+    for _ in range(times):
+        client.post(reverse("account_login"), {"login": login, "password": "wrong-one"})
+
+
+@pytest.mark.parametrize(
+    ("guessed", "then"), [("ola", "ola@example.com"), ("OLA@example.com", "Ola")]
+)
+def test_failed_logins_count_per_account_whichever_name_is_typed(client, guessed, then):
+    make_user("ola")
+    client.cookies["django_language"] = "en"
+    fail_logins(client, guessed)
+    response = client.post(reverse("account_login"), {"login": then, "password": PASSWORD})
+    assert "Too many failed login attempts" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_failed_logins_of_unknown_names_do_not_lock_an_account(client):
+    make_user("ola")
+    fail_logins(client, "olaf")
+    response = client.post(reverse("account_login"), {"login": "ola", "password": PASSWORD})
+    assert response.status_code == 302 and "_auth_user_id" in client.session
+
+
+def test_a_password_reset_lifts_the_accounts_lock(client, mailoutbox):
+    make_user("ola")
+    fail_logins(client, "ola")
+    client.post(reverse("account_reset_password"), {"email": "ola@example.com"})
+    link = re.search(r"https?://[^/\s]+(/accounts/password/reset/key/\S+/)", mailoutbox[0].body)
+    set_password = client.get(link.group(1), follow=True).redirect_chain[-1][0]
+    client.post(set_password, {"password1": "a-new-secret-42", "password2": "a-new-secret-42"})
+    response = client.post(
+        reverse("account_login"), {"login": "ola@example.com", "password": "a-new-secret-42"}
+    )
+    assert response.status_code == 302 and "_auth_user_id" in client.session
+
+
 def test_profile_shows_the_join_date(client):
     user = make_user("ola")
     response = client.get(reverse("accounts:profile", kwargs={"username": "ola"}))
     assert response.status_code == 200
-    assert user.date_joined.date().isoformat() in response.content.decode()
+    # The page shows the site's time zone (Europe/Warsaw): from 23:00 UTC it is tomorrow there.
+    assert timezone.localdate(user.date_joined).isoformat() in response.content.decode()
 
 
 def test_unknown_profile_is_a_styled_404(client):

@@ -540,3 +540,47 @@ def test_a_player_reports_a_player_without_htmx():
     )
     assert response.status_code == 302 and response.url == table.get_absolute_url()
     assert Report.objects.get().table == table
+
+
+def test_a_private_tables_chat_cannot_be_read_through_the_report_form():
+    table = make_table(players=2, is_public=False)
+    owner, guest = seated_users(table)
+    message = services.chat_post(table_id=table.pk, user=guest, text="our secret plan")
+    outsider = client_for(make_user())
+
+    for response in (
+        outsider.get(f"/reports/new/?message={message.pk}", HTTP_HX_REQUEST="true"),
+        outsider.get(f"/reports/new/?message={message.pk}"),
+        outsider.get(f"/reports/new/?user={guest.pk}&table={table.pk}"),
+        outsider.post("/reports/new/", {"message": message.pk, "reason": "spam"}),
+        outsider.post("/reports/new/", {"user": guest.pk, "table": table.pk, "reason": "spam"}),
+    ):
+        page = response.content.decode()
+        assert response.status_code == 404
+        assert "our secret plan" not in page and guest.username not in page
+    assert not Report.objects.exists()
+    never_was = outsider.get(f"/reports/new/?message={message.pk + 1000}")
+    assert never_was.status_code == 404  # the same answer as for the private message
+
+    invited = client_for(make_user())
+    invited.get(f"/t/{table.invite_token}/")
+    form = invited.get(f"/reports/new/?message={message.pk}", HTTP_HX_REQUEST="true")
+    assert form.status_code == 200 and "our secret plan" in form.content.decode()
+    assert client_for(owner).get(f"/reports/new/?message={message.pk}").status_code == 200
+
+
+def test_the_report_service_refuses_a_table_the_reporter_may_not_see():
+    table = make_table(players=2, is_public=False)
+    _owner, guest = seated_users(table)
+    message = services.chat_post(table_id=table.pk, user=guest, text="psst")
+    outsider = make_user()
+    with pytest.raises(services.Refused, match="message does not exist"):
+        moderation.report_create(by=outsider, reason="spam", chat_message_id=message.pk)
+    with pytest.raises(services.Refused, match="table does not exist"):
+        moderation.report_create(
+            by=outsider, reason="spam", reported_user_id=guest.pk, table_id=table.pk
+        )
+    report = moderation.report_create(
+        by=outsider, reason="spam", chat_message_id=message.pk, invited_tables=[table.pk]
+    )
+    assert report.table == table

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.contrib.auth.models import Permission
 from django.db.models import Max
 from django.utils import timezone
 
@@ -17,7 +18,15 @@ from tournaments.services import TournamentSettings
 
 
 def make_staff(username: str | None = None) -> User:
-    return make_user(username, is_staff=True)
+    """A staff user who runs tournaments: he holds the tournament permissions."""
+    user = make_user(username, is_staff=True)
+    user.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="tournaments",
+            codename__in=["add_tournament", "change_tournament"],
+        )
+    )
+    return user
 
 
 def make_tournament(

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
+from django.contrib.auth.models import Permission
 
-from tests.factories import client_for, make_user
+from games.services import Refused
+from tests.factories import client_for, make_moderator, make_user
+from tests.times import local_noon
 from tests.tournaments.helpers import make_staff, make_tournament, started
+from tournaments import services
 from tournaments.models import Tournament, TournamentEntry
 
 pytestmark = pytest.mark.django_db
@@ -77,8 +78,10 @@ def test_follow_answers_htmx_with_the_users_table_and_others_with_a_redirect():
 def test_staff_pages_and_actions_are_for_the_staff_only():
     tournament = make_tournament(bots=3)
     player = client_for(make_user())
-    assert player.get("/tournaments/new/").status_code == 302
-    assert player.post(f"/tournaments/{tournament.pk}/staff/start/").status_code == 302
+    assert player.get("/tournaments/new/").status_code == 403
+    assert player.post(f"/tournaments/{tournament.pk}/staff/start/").status_code == 403
+    visitor = client_for().get("/tournaments/new/")
+    assert visitor.status_code == 302 and visitor["Location"].startswith("/accounts/login/")
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.SCHEDULED
 
     staff = client_for(tournament.created_by)
@@ -102,23 +105,65 @@ def test_staff_pages_and_actions_are_for_the_staff_only():
     assert staff.post(f"/tournaments/{tournament.pk}/staff/nonsense/").status_code == 404
 
 
+TOURNAMENT_FORM = {
+    "name": "Autumn cup",
+    "description": "Bring snacks.",
+    "min_players": 3,
+    "max_players": 40,
+    "seats_per_table": 3,
+    "profile": "tournament",
+    "max_actions": 200,
+    "base_seconds": 120,
+    "increment_seconds": 1,
+    "seconds_between_hands": 3,
+    "bots_allowed": "on",
+}
+
+
+def test_a_moderator_is_staff_but_runs_no_tournaments():
+    """Moderators are staff (for the admin); tournaments need their own permissions."""
+    tournament = make_tournament(bots=3)
+    moderator = make_moderator()
+    client = client_for(moderator)
+    form = {**TOURNAMENT_FORM, "starts_at": local_noon(1).strftime("%Y-%m-%dT%H:%M")}
+
+    assert client.get("/tournaments/new/").status_code == 403
+    assert client.post("/tournaments/new/", form).status_code == 403
+    assert client.get(f"/tournaments/{tournament.pk}/edit/").status_code == 403
+    for action in ("start", "cancel", "add_bot", "announce"):
+        response = client.post(f"/tournaments/{tournament.pk}/staff/{action}/", {"text": "x"})
+        assert response.status_code == 403
+    assert not Tournament.objects.filter(name="Autumn cup").exists()
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.SCHEDULED
+    assert (tournament.entries.count(), tournament.announcements.count()) == (3, 0)
+    with pytest.raises(Refused):
+        services.tournament_cancel(tournament_id=tournament.pk, by=moderator, reason="x")
+
+    page = client.get(tournament.get_absolute_url()).content.decode()
+    assert 'data-testid="cancel"' not in page and 'data-testid="start-now"' not in page
+    listing = client.get("/tournaments/").content.decode()
+    assert 'data-testid="create-tournament"' not in listing
+
+
+def test_a_user_given_the_permissions_runs_tournaments_without_being_staff():
+    director = make_user()
+    director.user_permissions.add(
+        *Permission.objects.filter(codename__in=["add_tournament", "change_tournament"])
+    )
+    client = client_for(director)
+    assert 'data-testid="create-tournament"' in client.get("/tournaments/").content.decode()
+    form = {**TOURNAMENT_FORM, "starts_at": local_noon(1).strftime("%Y-%m-%dT%H:%M")}
+    assert client.post("/tournaments/new/", form).status_code == 302
+    tournament = Tournament.objects.get(name="Autumn cup")
+    assert 'data-testid="cancel"' in client.get(tournament.get_absolute_url()).content.decode()
+    client.post(f"/tournaments/{tournament.pk}/staff/cancel/", {"reason": "rain"})
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.CANCELLED
+
+
 def test_the_staff_create_and_edit_tournaments_on_their_page():
     staff = client_for(make_staff())
-    starts = (timezone.localtime() + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M")
-    form = {
-        "name": "Autumn cup",
-        "description": "Bring snacks.",
-        "starts_at": starts,
-        "min_players": 3,
-        "max_players": 40,
-        "seats_per_table": 3,
-        "profile": "tournament",
-        "max_actions": 200,
-        "base_seconds": 120,
-        "increment_seconds": 1,
-        "seconds_between_hands": 3,
-        "bots_allowed": "on",
-    }
+    form = {**TOURNAMENT_FORM, "starts_at": local_noon(1).strftime("%Y-%m-%dT%H:%M")}
     response = staff.post("/tournaments/new/", form)
     tournament = Tournament.objects.get(name="Autumn cup")
     assert response["Location"] == tournament.get_absolute_url()
@@ -137,7 +182,7 @@ def test_the_admin_creates_through_the_service_and_starts_now():
     staff.is_superuser = True
     staff.save()
     client = client_for(staff)
-    starts = timezone.localtime() + timedelta(days=1)
+    starts = local_noon(1)
     response = client.post(
         "/admin/tournaments/tournament/add/",
         {

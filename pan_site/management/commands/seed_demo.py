@@ -1,4 +1,9 @@
-"""Development only: a demo admin and two demo players, with their passwords printed."""
+"""Development only: a demo admin and two demo players, with their passwords printed.
+
+With DEBUG off (real services, production) it creates nothing and says so, without
+failing: ``make run`` calls it on every path, and a site with real users must not get
+an admin whose password is printed on the console.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import Any
 
 from allauth.account.models import EmailAddress
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from accounts.models import User
 
@@ -20,11 +25,12 @@ DEMO_USERS = [
 
 
 class Command(BaseCommand):
-    help = "Create the demo admin and players (DEBUG only) and print their passwords."
+    help = "Create the demo admin and players and print their passwords (with DEBUG only)."
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not settings.DEBUG:
-            raise CommandError("seed_demo is for development: it runs only with DEBUG=true.")
+            self.stdout.write("seed_demo: DEBUG is off, so no demo accounts are created.")
+            return
         password_file = settings.VAR_DIR / "demo_passwords.json"
         passwords: dict[str, str] = (
             json.loads(password_file.read_text()) if password_file.exists() else {}

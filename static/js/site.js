@@ -1,0 +1,25 @@
+// Behaviour every page may need, kept out of the templates: the Content-Security-Policy
+// allows no inline script, no on...= handler and no hx-on (htmx would eval it).
+(function () {
+  "use strict";
+
+  // <button data-empty-closest="#report-box">: empty that ancestor (a Cancel button
+  // of a form that htmx swapped into a box).
+  document.addEventListener("click", function (evt) {
+    var button = evt.target.closest ? evt.target.closest("[data-empty-closest]") : null;
+    if (!button) { return; }
+    var box = button.closest(button.dataset.emptyClosest);
+    if (box) { box.replaceChildren(); }
+  });
+
+  // An element with data-ws says whether its htmx websocket is open (pages and the
+  // browser tests read it).
+  function markSocket(state) {
+    return function (evt) {
+      var el = evt.target.closest ? evt.target.closest("[data-ws]") : null;
+      if (el) { el.dataset.ws = state; }
+    };
+  }
+  document.addEventListener("htmx:wsOpen", markSocket("open"));
+  document.addEventListener("htmx:wsClose", markSocket("closed"));
+})();
