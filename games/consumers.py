@@ -6,11 +6,12 @@
 refusal fragment and changes nothing.
 
 The live room's budget (DESIGN.md): on a group event the consumers of one process read
-the table once (``selectors.table_snapshot``, shared through ``SHARED``), render what
+the table once (``selectors.table_snapshot``, shared through ``LIVE``), render what
 every viewer sees alike once per kind of view, and each renders only his own hand, and
-only when it changed. Presence travels as its own small event. Database work runs in a
-pool of threads (never the one thread ``database_sync_to_async`` queues everything on),
-with persistent connections.
+only when it changed; a move re-reads only its hand and is rendered in the event loop.
+Presence travels as its own small event. Database work runs in a pool of threads (never
+the one thread ``database_sync_to_async`` queues everything on), with persistent
+connections.
 """
 
 from __future__ import annotations
@@ -43,8 +44,11 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-PING_EVERY = 5.0
+PING_EVERY = 10.0  # the page measures its lag with these; daphne pings every 20 s too
 PRESENCE_TTL = 20
+# A pong refreshes presence and lag at most this often (a pong every PING_EVERY seconds
+# from each of a thousand sockets is a round trip to Redis a thousand times a minute).
+PONG_RECORD_EVERY = PRESENCE_TTL / 2
 COMMAND_BURST, COMMAND_WINDOW = 20, 5.0  # at most 20 frames in 5 seconds per socket
 FLOOD_CLOSE = 5 * COMMAND_BURST  # a socket that keeps sending far past the limit is closed
 MAX_FRAME = 4096  # characters: no command of ours is longer
@@ -59,56 +63,76 @@ def in_pool(func: Callable[..., T]) -> Callable[..., Any]:
     return DatabaseSyncToAsync(func, thread_sensitive=False)
 
 
-class SharedRenders:
-    """What the consumers of one process compute once per event and share: the table's
-    snapshot, and each kind of view's fragments, by key. The first asker computes, the
-    others wait for it (they ask at once: an event reaches every socket together). Only
-    the latest few events are kept; nothing is shared across events, so clocks and
-    presence are as fresh as a render of one's own."""
+class LiveTables:
+    """The live room's memory in one daphne process.
 
-    def __init__(self, size: int = 1024) -> None:
+    An event reaches every socket of a table together: its snapshot is read once (in
+    the pool; the sockets await the same task in the event loop, holding no thread),
+    and what viewers of a kind see alike is rendered once. The last snapshot of each
+    table is kept as the frame the next move is read into: a move re-reads only its
+    hand (``selectors.table_snapshot``). Only the latest events are kept; nothing is
+    shared across events, so clocks and presence are as fresh as a read of one's own.
+    """
+
+    def __init__(self, size: int = 2048, frame_ttl: float = 30.0) -> None:
         self.size = size
+        self.frame_ttl = frame_ttl
         self.hits = 0
-        self._entries: OrderedDict[tuple, _Entry] = OrderedDict()
-        self._lock = threading.Lock()
+        self._snapshots: OrderedDict[tuple[int, str], asyncio.Future] = OrderedDict()
+        self._frames: dict[int, tuple[selectors.TableSnapshot, float]] = {}
+        self._renders: OrderedDict[tuple, str] = OrderedDict()
+        self._lock = threading.Lock()  # renders are shared with the pool's threads
 
-    def get_or_make(self, key: tuple, make: Callable[[], T]) -> T:
+    async def snapshot(
+        self, table_id: int, *, event: str | None, hand_id: int | None = None
+    ) -> selectors.TableSnapshot:
+        """The table at ``event`` (None: a fresh read of everything, for this socket)."""
+        if event is None:
+            return await self._read(table_id, None)
+        key = (table_id, event)
+        task = self._snapshots.get(key)
+        if task is None:
+            task = self._snapshots[key] = asyncio.ensure_future(self._read(table_id, hand_id))
+            while len(self._snapshots) > self.size:
+                self._snapshots.popitem(last=False)
+        else:
+            self.hits += 1
+        return await asyncio.shield(task)  # a socket that closes does not cancel the read
+
+    async def _read(self, table_id: int, hand_id: int | None) -> selectors.TableSnapshot:
+        frame = self._frame(table_id) if hand_id is not None else None
+        snapshot = await in_pool(selectors.table_snapshot)(
+            table_id=table_id, frame=frame, hand_id=hand_id
+        )
+        self._frames[table_id] = (snapshot, time.monotonic())
+        return snapshot
+
+    def _frame(self, table_id: int) -> selectors.TableSnapshot | None:
+        entry = self._frames.get(table_id)
+        now = time.monotonic()
+        if len(self._frames) > self.size:
+            self._frames = {k: v for k, v in self._frames.items() if now - v[1] < self.frame_ttl}
+        if entry is None or now - entry[1] > self.frame_ttl:
+            return None
+        return entry[0]
+
+    def shared(self, key: tuple, render: Callable[[], str]) -> str:
+        """A fragment rendered once for every viewer who sees it alike (``key`` names the
+        event and the kind of view)."""
         with self._lock:
-            entry = self._entries.get(key)
-            mine = entry is None
-            if mine:
-                entry = self._entries[key] = _Entry()
-                while len(self._entries) > self.size:
-                    self._entries.popitem(last=False)
-            else:
+            html = self._renders.get(key)
+            if html is not None:
                 self.hits += 1
-        if not mine:
-            entry.ready.wait()
-            if entry.failed:
-                return make()  # the first asker failed: try for oneself
-            return entry.value
-        try:
-            entry.value = make()
-        except BaseException:
-            entry.failed = True
-            with self._lock:
-                self._entries.pop(key, None)
-            raise
-        finally:
-            entry.ready.set()
-        return entry.value
+                return html
+        html = render()
+        with self._lock:
+            self._renders[key] = html
+            while len(self._renders) > self.size:
+                self._renders.popitem(last=False)
+        return html
 
 
-class _Entry:
-    __slots__ = ("failed", "ready", "value")
-
-    def __init__(self) -> None:
-        self.ready = threading.Event()
-        self.value: Any = None
-        self.failed = False
-
-
-SHARED = SharedRenders()
+LIVE = LiveTables()
 
 
 class OpenSockets:
@@ -196,6 +220,7 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
     # of the last own hand sent (it is rendered again only when it changed).
     position: tuple[int, int] = (-1, -1)
     my_hand_key: tuple | None = None
+    pong_recorded: float = float("-inf")
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -294,7 +319,9 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
                 sent = float(content.get("t", ""))
             except (TypeError, ValueError):
                 return
-            await in_pool(self._record_pong)(sent)
+            if time.monotonic() - self.pong_recorded >= PONG_RECORD_EVERY:
+                self.pong_recorded = time.monotonic()
+                await in_pool(self._record_pong)(sent)
             return
         if action == "resync":
             await self._send_table(full=True)
@@ -314,13 +341,13 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         with translation.override(self.language):
             user, table_id = self.user, self.table_id
             if action in {"play", "pickup"}:
-                hand = selectors.current_hand(
-                    selectors.current_match(Table.objects.get(pk=table_id))
-                )
-                if hand is None:
+                # The hand this page shows: a move meant for it never lands on another
+                # (the service refuses a hand that has moved on and the page resyncs).
+                hand_id = self.position[0]
+                if hand_id <= 0:
                     raise services.Refused(_("No hand is being played here."))
                 services.hand_act(
-                    hand_id=hand.pk,
+                    hand_id=hand_id,
                     move=parse_move(action, content),
                     version=_int(content.get("version")),
                     user=user,
@@ -368,39 +395,39 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         full = hand is None or version is None
         if not full and (hand, version) <= self.position:
             return  # an older event overtaken by a newer render: nothing new to show
-        await self._send_table(full=full, event=event.get("id"))
+        await self._send_table(full=full, event=event.get("id"), hand_id=hand)
 
     async def chat_changed(self, event: dict[str, Any]) -> None:
         html = await in_pool(self._render_chat)()
         await self.send(text_data=html)
 
-    async def _send_table(self, *, full: bool, event: str | None = None) -> None:
-        html = await in_pool(self._render_table)(full, event)
-        if html:
-            await self.send(text_data=html)
-
-    def _snapshot(self, event: str | None) -> selectors.TableSnapshot:
+    async def _send_table(
+        self, *, full: bool, event: str | None = None, hand_id: int | None = None
+    ) -> None:
+        snapshot = await LIVE.snapshot(self.table_id, event=event, hand_id=hand_id)
         if event is None:
-            snapshot = selectors.table_snapshot(table_id=self.table_id)
-        else:
-            snapshot = SHARED.get_or_make(
-                ("snapshot", self.table_id, event),
-                lambda: selectors.table_snapshot(table_id=self.table_id),
-            )
+            snapshot = await in_pool(self._after_overdue_timeout)(snapshot)
+        if snapshot.position < self.position and not full:
+            return
+        if full:  # the seats, whose tools depend on the viewer's rights (a query)
+            html = await in_pool(self._render_table)(snapshot, full, event)
+        else:  # a move: rendered from the snapshot alone, here in the event loop
+            html = self._render_table(snapshot, full, event)
+        await self.send(text_data=html)
+
+    def _after_overdue_timeout(self, snapshot: selectors.TableSnapshot) -> selectors.TableSnapshot:
+        """Layer 1 of the clock: an overdue timeout is applied before the table is shown."""
         hand = snapshot.hand
         overdue = hand is not None and hand.deadline is not None and hand.deadline <= timezone.now()
-        # Layer 1 of the clock: an overdue timeout is applied before the table is shown.
         if overdue and services.hand_check_deadline(hand_id=hand.pk):
-            snapshot = selectors.table_snapshot(table_id=self.table_id)
+            return selectors.table_snapshot(table_id=self.table_id)
         return snapshot
 
-    def _render_table(self, full: bool, event: str | None) -> str:
-        """This viewer's fragments of the table at an event ('' when there is nothing newer
-        to show): the hand's parts shared by kind of view, the own hand when it changed,
-        and on a full render the seats."""
-        snapshot = self._snapshot(event)
-        if snapshot.position < self.position and not full:
-            return ""
+    def _render_table(
+        self, snapshot: selectors.TableSnapshot, full: bool, event: str | None
+    ) -> str:
+        """This viewer's fragments of the table at an event: the hand's parts shared by
+        kind of view, the own hand when it changed, and on a full render the seats."""
         with translation.override(self.language):
             view = selectors.table_view(snapshot=snapshot, viewer=self.user, with_chat=False)
             parts = [
@@ -426,7 +453,7 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         """A fragment shared by the viewers of this process alike at one event."""
         if key[1] is None:
             return render()
-        return SHARED.get_or_make((self.table_id, self.language, *key), render)
+        return LIVE.shared((self.table_id, self.language, *key), render)
 
     def _render_chat(self) -> str:
         with translation.override(self.language):
@@ -484,7 +511,7 @@ class LobbyConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         with translation.override(self.language):
             if event is None:
                 return renderers.lobby_fragment()
-            return SHARED.get_or_make(("lobby", event, self.language), renderers.lobby_fragment)
+            return LIVE.shared(("lobby", event, self.language), renderers.lobby_fragment)
 
 
 def parse_move(action: str, content: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ sees only the engine's public view (RULES.md §10). Nothing here changes state.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property, reduce
 from typing import Any
@@ -277,8 +277,34 @@ class TableSnapshot:
         )
 
 
-def table_snapshot(*, table_id: int, now: datetime | None = None) -> TableSnapshot:
-    """Read a table once (a handful of queries); raises Table.DoesNotExist."""
+def table_snapshot(
+    *,
+    table_id: int,
+    now: datetime | None = None,
+    frame: TableSnapshot | None = None,
+    hand_id: int | None = None,
+) -> TableSnapshot:
+    """Read a table once (a handful of queries); raises Table.DoesNotExist.
+
+    With ``frame`` (an earlier snapshot of the table) and ``hand_id`` (the hand that just
+    moved), only that hand and the presence are read again, in one query: a move in play
+    changes nothing else (the seats, the match and the ratings change with events that
+    read everything). A hand of another match, or a hand that ended (its loser's letter
+    is the match's), is read in full.
+    """
+    now = now or timezone.now()
+    if frame is not None and hand_id is not None and frame.match is not None:
+        hand = Hand.objects.filter(
+            pk=hand_id, match_id=frame.match.pk, outcome__isnull=True
+        ).first()
+        if hand is not None:
+            return replace(
+                frame,
+                hand=hand,
+                state=hand.engine_state,
+                presence=_presence(frame.table, frame.match_players),
+                taken_at=now,
+            )
     table = Table.objects.get(pk=table_id)
     seats = list(table.seats.select_related("user__rating"))
     match = current_match(table)
@@ -293,7 +319,7 @@ def table_snapshot(*, table_id: int, now: datetime | None = None) -> TableSnapsh
         match_players=match_players,
         rating_changes={c.user_id: c for c in match.rating_changes.all()} if finished else {},
         presence=_presence(table, match_players),
-        taken_at=now or timezone.now(),
+        taken_at=now,
         state=hand.engine_state if hand is not None else None,
     )
 

@@ -17,11 +17,13 @@ import logging
 from datetime import timedelta
 
 from celery import shared_task
-from django.db.models import Max
+from django.db.models import Exists, IntegerField, OuterRef
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from games import bots, clock, services
-from games.models import Hand, Match
+from games.models import Hand, Match, MatchPlayer
 
 logger = logging.getLogger(__name__)
 
@@ -67,27 +69,25 @@ def sweep_hands() -> dict[str, int]:
     clock.apply_timeouts(due)
     timeouts = len(due)
 
+    # One query each, however many tables play (a query per table every 2 s was a fifth
+    # of a worker's time with 250 tables, measured with make bench-load).
     dealt = 0
-    playing = Match.objects.filter(status=Match.Status.PLAYING).annotate(last=Max("hands__number"))
-    for match in playing:
-        last = match.hands.filter(number=match.last).first()
-        if (
-            last
-            and last.is_over
-            and last.finished_at
-            and last.finished_at <= now - SWEEP_NEXT_HAND_GRACE
-        ):
-            dealt += (
-                services.match_next_hand(match_id=match.pk, after_number=last.number) is not None
-            )
+    due_deals = Hand.objects.filter(
+        match__status=Match.Status.PLAYING, finished_at__lte=now - SWEEP_NEXT_HAND_GRACE
+    ).exclude(Exists(Hand.objects.filter(match=OuterRef("match"), number__gt=OuterRef("number"))))
+    for match_id, number in due_deals.values_list("match_id", "number"):
+        dealt += services.match_next_hand(match_id=match_id, after_number=number) is not None
 
     woken = 0
-    stalled = Hand.objects.filter(
-        outcome__isnull=True, turn_started_at__lte=now - SWEEP_BOT_GRACE
-    ).select_related("match")
-    for hand in stalled:
-        to_move = hand.state["to_move"]
-        if hand.match.players.filter(seat=to_move).exclude(bot_level="").exists():
-            bot_act_task.delay(hand.pk, hand.version)
-            woken += 1
+    bot_to_move = MatchPlayer.objects.filter(
+        match=OuterRef("match"), seat=OuterRef("to_move")
+    ).exclude(bot_level="")
+    stalled = (
+        Hand.objects.filter(outcome__isnull=True, turn_started_at__lte=now - SWEEP_BOT_GRACE)
+        .annotate(to_move=Cast(KT("state__to_move"), IntegerField()))
+        .filter(Exists(bot_to_move))
+    )
+    for hand_id, version in stalled.values_list("pk", "version"):
+        bot_act_task.delay(hand_id, version)
+        woken += 1
     return {"timeouts": timeouts, "dealt": dealt, "bots": woken}

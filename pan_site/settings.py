@@ -146,10 +146,10 @@ DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqli
 if DATABASE_URL.startswith("sqlite"):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 # Persistent connections: the websocket consumers' thread pool would otherwise open a
-# new PostgreSQL connection for every call (about five per move, measured).
-DATABASES = {
-    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)
-}
+# new PostgreSQL connection for every call (about five per move, measured). No health
+# check: it costs a round trip before every call; a broken connection is dropped after
+# the error it causes (Django's close_old_connections).
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several threads (web, embedded worker) write to one file: wait for the lock.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20

@@ -11,7 +11,7 @@ from channels.db import database_sync_to_async
 
 from accounts.models import User
 from games import services
-from games.consumers import CLOSE_LIMITED, COMMAND_BURST, FLOOD_CLOSE, SHARED, SOCKETS_PER_USER
+from games.consumers import CLOSE_LIMITED, COMMAND_BURST, FLOOD_CLOSE, LIVE, SOCKETS_PER_USER
 from games.engine import HandState, card_label
 from games.models import Hand, Table
 from tests.factories import (
@@ -125,7 +125,7 @@ async def test_one_render_of_a_move_serves_every_viewer_and_each_hand_stays_priv
     assert 'data-testid="report-player"' in joined["w1"]
     assert 'data-testid="report-player"' not in joined["v1"]
     assert 'data-testid="remove-player"' not in joined["w1"]
-    hits = SHARED.hits
+    hits = LIVE.hits
 
     await ws_mover.send_json_to({"action": "play", "cards": "9H", "version": str(g.hand.version)})
     seen = {}
@@ -135,7 +135,7 @@ async def test_one_render_of_a_move_serves_every_viewer_and_each_hand_stays_priv
     # one read of the table and one render of them served the whole process.
     public = re.compile(r'<section id="table-status".*?id="action-log".*?</section>', re.S)
     assert len({public.search(frame).group(0) for frame in seen.values()}) == 1
-    assert SHARED.hits >= hits + 6
+    assert LIVE.hits >= hits + 6
     assert re.search(r'id="pile".*data-card="9H"', seen["w1"], re.S)
     # A move sends no seats again; the mover gets his own hand, the spectators none.
     assert 'id="seats"' not in seen["w1"]
