@@ -25,6 +25,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.core.cache import cache
@@ -187,7 +188,17 @@ def connection_allowed(scope: dict[str, Any]) -> bool:
 
 
 class LimitedSocketMixin:
-    """Caps a user's sockets open at once and the frames each socket may send."""
+    """Caps a user's sockets open at once and the frames each socket may send; and
+    dispatches without Channels' thread hop per message."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels closes stale database connections before every message, in a thread
+        of its own: four hops per move and one per pong for each socket. Every database
+        call of ours runs through ``in_pool``, which closes them around itself."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     socket_owner: str | None = None
 

@@ -8,7 +8,11 @@ again only when they may have changed.
 
 from __future__ import annotations
 
-from django.template.loader import render_to_string
+import functools
+
+from django.conf import settings
+from django.template.backends.django import Template
+from django.template.loader import get_template, render_to_string
 from django.utils.html import format_html
 
 from accounts.models import User
@@ -21,9 +25,22 @@ HAND_PARTIALS = ("status", "players", "pile", "log")
 TABLE_PARTIALS = (*HAND_PARTIALS, "myhand", "seats")
 
 
+def _partial(name: str) -> Template:
+    """A partial of the table page, looked up once (a move renders several per process;
+    in development each time, so that an edited template shows)."""
+    if settings.DEBUG:
+        return get_template(f"games/table.html#{name}")
+    return _cached_partial(name)
+
+
+@functools.cache
+def _cached_partial(name: str) -> Template:
+    return get_template(f"games/table.html#{name}")
+
+
 def _partials(view: selectors.TableView, names: tuple[str, ...]) -> str:
     context = {"v": view, "oob": True}
-    return "".join(render_to_string(f"games/table.html#{name}", context) for name in names)
+    return "".join(_partial(name).render(context) for name in names)
 
 
 def table_fragments(view: selectors.TableView) -> str:
