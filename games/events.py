@@ -6,9 +6,11 @@ commits (Zulip's ``send_event_on_commit``), so a rolled-back change is never see
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from asgiref.sync import async_to_sync
@@ -43,9 +45,23 @@ def _group_send(group: str, event: dict) -> None:
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(group, event)
+        if _loop_runs_here():
+            # A sync caller inside a running loop (a test driving a browser): asgiref
+            # refuses to block that loop's thread, so the send gets a thread of its own.
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                pool.submit(async_to_sync(layer.group_send), group, event).result()
+        else:
+            async_to_sync(layer.group_send)(group, event)
     except Exception:  # a broadcast failure must not undo a committed move
         logger.exception("group_send to %s failed", group)
+
+
+def _loop_runs_here() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def lobby_changed_on_commit() -> None:
