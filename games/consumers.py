@@ -23,6 +23,7 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from channels.consumer import get_handler_name
@@ -50,6 +51,7 @@ PRESENCE_TTL = 20
 # A pong refreshes presence and lag at most this often (a pong every PING_EVERY seconds
 # from each of a thousand sockets is a round trip to Redis a thousand times a minute).
 PONG_RECORD_EVERY = PRESENCE_TTL / 2
+PONG_FLUSH_EVERY = 2.0  # the process writes the pongs it collected in one call this often
 COMMAND_BURST, COMMAND_WINDOW = 20, 5.0  # at most 20 frames in 5 seconds per socket
 FLOOD_CLOSE = 5 * COMMAND_BURST  # a socket that keeps sending far past the limit is closed
 MAX_FRAME = 4096  # characters: no command of ours is longer
@@ -67,25 +69,41 @@ def in_pool(func: Callable[..., T]) -> Callable[..., Any]:
 class LiveTables:
     """The live room's memory in one daphne process.
 
-    An event reaches every socket of a table together: its snapshot is read once (in
-    the pool; the sockets await the same task in the event loop, holding no thread),
-    and what viewers of a kind see alike is rendered once. The last snapshot of each
-    table is kept as the frame the next move is read into: a move re-reads only its
-    hand (``selectors.table_snapshot``). Only the latest events are kept; nothing is
-    shared across events, so clocks and presence are as fresh as a read of one's own.
+    An event reaches every socket of a table together: its snapshot is built once (the
+    sockets await the same task in the event loop, holding no thread), and what viewers
+    of a kind see alike is rendered once. The last snapshot of each table is kept as the
+    frame the next move is applied to: a move's event carries what it changed on the
+    hand (``events.hand_change``), so the process applies it to the frame without a
+    query (``selectors.snapshot_after_change``); when the frame is not the version just
+    before (an event missed, another hand), or was last read from the database more
+    than ``frame_ttl`` seconds ago, the table is read again, in the pool: only its hand
+    when the frame allows it (``selectors.table_snapshot``). Presence changes with its own
+    events, applied to the frame; players' lags are read again every ``presence_ttl``
+    seconds. Only the latest events are kept.
     """
 
-    def __init__(self, size: int = 2048, frame_ttl: float = 30.0) -> None:
+    def __init__(
+        self, size: int = 2048, frame_ttl: float = 30.0, presence_ttl: float = 5.0
+    ) -> None:
         self.size = size
         self.frame_ttl = frame_ttl
+        self.presence_ttl = presence_ttl
         self.hits = 0
+        self.applied = 0  # snapshots built from an event's change, without a read
         self._snapshots: OrderedDict[tuple[int, str], asyncio.Future] = OrderedDict()
-        self._frames: dict[int, tuple[selectors.TableSnapshot, float]] = {}
+        # table id -> (snapshot, when it was read, when its presence was read)
+        self._frames: dict[int, tuple[selectors.TableSnapshot, float, float]] = {}
         self._renders: OrderedDict[tuple, str] = OrderedDict()
         self._lock = threading.Lock()  # renders are shared with the pool's threads
 
     async def snapshot(
-        self, table_id: int, *, event: str | None, hand_id: int | None = None
+        self,
+        table_id: int,
+        *,
+        event: str | None,
+        hand_id: int | None = None,
+        version: int | None = None,
+        change: dict[str, Any] | None = None,
     ) -> selectors.TableSnapshot:
         """The table at ``event`` (None: a fresh read of everything, for this socket)."""
         if event is None:
@@ -93,29 +111,71 @@ class LiveTables:
         key = (table_id, event)
         task = self._snapshots.get(key)
         if task is None:
-            task = self._snapshots[key] = asyncio.ensure_future(self._read(table_id, hand_id))
+            build = self._build(table_id, hand_id, version, change)
+            task = self._snapshots[key] = asyncio.ensure_future(build)
             while len(self._snapshots) > self.size:
                 self._snapshots.popitem(last=False)
         else:
             self.hits += 1
         return await asyncio.shield(task)  # a socket that closes does not cancel the read
 
-    async def _read(self, table_id: int, hand_id: int | None) -> selectors.TableSnapshot:
-        frame = self._frame(table_id) if hand_id is not None else None
+    async def _build(
+        self,
+        table_id: int,
+        hand_id: int | None,
+        version: int | None,
+        change: dict[str, Any] | None,
+    ) -> selectors.TableSnapshot:
+        entry = self._frame(table_id) if hand_id is not None else None
+        if entry is not None and change is not None and version is not None:
+            frame, read_at, presence_at = entry
+            snapshot = selectors.snapshot_after_change(
+                frame, hand_id=hand_id, version=version, change=change
+            )
+            if snapshot is not None:
+                self.applied += 1
+                if time.monotonic() - presence_at > self.presence_ttl:
+                    presence = await in_pool(selectors.table_presence)(
+                        snapshot.table, snapshot.match_players
+                    )
+                    snapshot, presence_at = replace(snapshot, presence=presence), time.monotonic()
+                self._frames[table_id] = (snapshot, read_at, presence_at)
+                return snapshot
+        return await self._read(table_id, hand_id, entry[0] if entry is not None else None)
+
+    async def _read(
+        self,
+        table_id: int,
+        hand_id: int | None,
+        frame: selectors.TableSnapshot | None = None,
+    ) -> selectors.TableSnapshot:
         snapshot = await in_pool(selectors.table_snapshot)(
             table_id=table_id, frame=frame, hand_id=hand_id
         )
-        self._frames[table_id] = (snapshot, time.monotonic())
+        now = time.monotonic()
+        self._frames[table_id] = (snapshot, now, now)
         return snapshot
 
-    def _frame(self, table_id: int) -> selectors.TableSnapshot | None:
+    def _frame(self, table_id: int) -> tuple[selectors.TableSnapshot, float, float] | None:
         entry = self._frames.get(table_id)
         now = time.monotonic()
         if len(self._frames) > self.size:
             self._frames = {k: v for k, v in self._frames.items() if now - v[1] < self.frame_ttl}
         if entry is None or now - entry[1] > self.frame_ttl:
             return None
-        return entry[0]
+        return entry
+
+    def presence_seen(self, table_id: int, user_id: int, *, connected: bool) -> None:
+        """A player's socket came or went: the frame shows it from now on."""
+        entry = self._frames.get(table_id)
+        if entry is None:
+            return
+        snapshot, read_at, presence_at = entry
+        if user_id not in snapshot.presence:
+            return
+        lag = snapshot.presence[user_id][1] if connected else None
+        presence = {**snapshot.presence, user_id: (connected, lag)}
+        self._frames[table_id] = (replace(snapshot, presence=presence), read_at, presence_at)
 
     def shared(self, key: tuple, render: Callable[[], str]) -> str:
         """A fragment rendered once for every viewer who sees it alike (``key`` names the
@@ -134,6 +194,47 @@ class LiveTables:
 
 
 LIVE = LiveTables()
+
+
+class PongBook:
+    """Presence and lag from the pongs of every socket of the process, written to the
+    cache together every ``PONG_FLUSH_EVERY`` seconds: one call, not one per socket."""
+
+    def __init__(self) -> None:
+        self._pending: dict[tuple[int, int], int] = {}
+        self._flusher: asyncio.Task | None = None
+
+    def record(self, table_id: int, user_id: int, lag_ms: int) -> None:
+        self._pending[(table_id, user_id)] = lag_ms
+        loop = asyncio.get_running_loop()
+        flusher = self._flusher
+        if flusher is None or flusher.done() or flusher.get_loop() is not loop:
+            self._flusher = loop.create_task(self._flush_forever())
+
+    def forget(self, table_id: int, user_id: int) -> None:
+        """The socket closed: a pong still waiting must not mark him present again."""
+        self._pending.pop((table_id, user_id), None)
+
+    async def _flush_forever(self) -> None:
+        while True:
+            await asyncio.sleep(PONG_FLUSH_EVERY)
+            if self._pending:
+                batch, self._pending = self._pending, {}
+                try:
+                    await in_pool(_write_pongs)(batch)
+                except Exception:  # the cache is down: presence shows off, play goes on
+                    logger.exception("writing %d pongs failed", len(batch))
+
+
+def _write_pongs(batch: dict[tuple[int, int], int]) -> None:
+    values: dict[str, object] = {}
+    for (table_id, user_id), lag_ms in batch.items():
+        values[selectors.presence_key(table_id, user_id)] = True
+        values[selectors.lag_key(table_id, user_id)] = lag_ms
+    cache.set_many(values, PRESENCE_TTL)
+
+
+PONGS = PongBook()
 
 
 class OpenSockets:
@@ -271,6 +372,7 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
             if self._is_user():
+                PONGS.forget(self.table_id, self.user.pk)
                 await in_pool(self._mark_absent)()
                 await events.presence_changed(self.table_id, self.user.pk, connected=False)
 
@@ -290,18 +392,8 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
             await self.send(text_data=renderers.ping_fragment(time.monotonic()))
             await asyncio.sleep(PING_EVERY)
 
-    def _record_pong(self, sent: float) -> None:
-        lag_ms = max(0, int((time.monotonic() - sent) * 1000))
-        if self._is_user() and lag_ms < 60_000:
-            cache.set_many(
-                {
-                    selectors.presence_key(self.table_id, self.user.pk): True,
-                    selectors.lag_key(self.table_id, self.user.pk): lag_ms,
-                },
-                PRESENCE_TTL,
-            )
-
     async def presence_changed(self, event: dict[str, Any]) -> None:
+        LIVE.presence_seen(self.table_id, int(event["user"]), connected=bool(event["on"]))
         with translation.override(self.language):
             html = renderers.presence_fragment(int(event["user"]), connected=bool(event["on"]))
         await self.send(text_data=html)
@@ -330,9 +422,15 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
                 sent = float(content.get("t", ""))
             except (TypeError, ValueError):
                 return
-            if time.monotonic() - self.pong_recorded >= PONG_RECORD_EVERY:
-                self.pong_recorded = time.monotonic()
-                await in_pool(self._record_pong)(sent)
+            now = time.monotonic()
+            lag_ms = max(0, int((now - sent) * 1000))
+            if (
+                self._is_user()
+                and lag_ms < 60_000
+                and now - self.pong_recorded >= PONG_RECORD_EVERY
+            ):
+                self.pong_recorded = now
+                PONGS.record(self.table_id, self.user.pk, lag_ms)
             return
         if action == "resync":
             await self._send_table(full=True)
@@ -406,16 +504,30 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         full = hand is None or version is None
         if not full and (hand, version) <= self.position:
             return  # an older event overtaken by a newer render: nothing new to show
-        await self._send_table(full=full, event=event.get("id"), hand_id=hand)
+        await self._send_table(
+            full=full,
+            event=event.get("id"),
+            hand_id=hand,
+            version=version,
+            change=event.get("change"),
+        )
 
     async def chat_changed(self, event: dict[str, Any]) -> None:
         html = await in_pool(self._render_chat)()
         await self.send(text_data=html)
 
     async def _send_table(
-        self, *, full: bool, event: str | None = None, hand_id: int | None = None
+        self,
+        *,
+        full: bool,
+        event: str | None = None,
+        hand_id: int | None = None,
+        version: int | None = None,
+        change: dict[str, Any] | None = None,
     ) -> None:
-        snapshot = await LIVE.snapshot(self.table_id, event=event, hand_id=hand_id)
+        snapshot = await LIVE.snapshot(
+            self.table_id, event=event, hand_id=hand_id, version=version, change=change
+        )
         if event is None:
             snapshot = await in_pool(self._after_overdue_timeout)(snapshot)
         if snapshot.position < self.position and not full:

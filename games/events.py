@@ -11,6 +11,7 @@ import logging
 import random
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from asgiref.sync import async_to_sync
@@ -71,7 +72,11 @@ def lobby_changed_on_commit() -> None:
 
 
 def table_changed_on_commit(
-    table_id: int, *, hand_id: int | None = None, version: int | None = None
+    table_id: int,
+    *,
+    hand_id: int | None = None,
+    version: int | None = None,
+    moved: Hand | None = None,
 ) -> None:
     """Tell a table's sockets it changed.
 
@@ -80,9 +85,34 @@ def table_changed_on_commit(
     hand, hand ids grow). Without: anything may have changed (seats, the match), and
     everything is sent again. The event's id lets the consumers of one process read the
     table once and render each kind of view once.
+
+    With ``moved`` (the hand, saved, still in play), the event carries what a move changes
+    on it (``hand_change``): a process that showed the version before applies it without
+    reading the database.
     """
-    event = {"type": "table.changed", "hand": hand_id, "version": version, "id": uuid.uuid4().hex}
+    event = {
+        "type": "table.changed",
+        "hand": hand_id,
+        "version": version,
+        "id": uuid.uuid4().hex,
+        "change": hand_change(moved) if moved is not None and moved.outcome is None else None,
+    }
     transaction.on_commit(lambda: _group_send(table_group(table_id), event))
+
+
+def hand_change(hand: Hand) -> dict:
+    """What a move (or a clock's stop and start) changes on a hand in play, as the channel
+    layer carries it (msgpack: no datetimes)."""
+    return {
+        "state": hand.state,
+        "clock_ms": list(hand.clock_ms),
+        "turn_started_at": _iso(hand.turn_started_at),
+        "deadline": _iso(hand.deadline),
+    }
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
 
 
 async def presence_changed(table_id: int, user_id: int, *, connected: bool) -> None:
@@ -100,7 +130,7 @@ def chat_changed_on_commit(table_id: int) -> None:
 def hand_changed_on_commit(hand: Hand, *, table_id: int) -> None:
     """After a hand changed: tell the table and wake a bot whose turn it is. (No timer to
     arm: the clock tickers read the new deadline from the row, games.clock.)"""
-    table_changed_on_commit(table_id, hand_id=hand.pk, version=hand.version)
+    table_changed_on_commit(table_id, hand_id=hand.pk, version=hand.version, moved=hand)
     schedule_bot_if_needed_on_commit(hand)
 
 
@@ -108,7 +138,8 @@ def schedule_bot_if_needed_on_commit(hand: Hand) -> None:
     if hand.outcome is not None:
         return
     to_move = hand.state["to_move"]
-    if hand.match.players.filter(seat=to_move).exclude(bot_level="").exists():
+    # ``all()``: the players the service already read with the hand (one query if not).
+    if any(p.seat == to_move and p.bot_level for p in hand.match.players.all()):
         version = hand.version
         delay = random.uniform(*BOT_DELAY)
         transaction.on_commit(lambda: schedule_bot(hand.pk, version, delay))

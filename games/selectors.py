@@ -6,6 +6,7 @@ sees only the engine's public view (RULES.md §10). Nothing here changes state.
 
 from __future__ import annotations
 
+import copy
 import operator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -302,7 +303,7 @@ def table_snapshot(
                 frame,
                 hand=hand,
                 state=hand.engine_state,
-                presence=_presence(frame.table, frame.match_players),
+                presence=table_presence(frame.table, frame.match_players),
                 taken_at=now,
             )
     table = Table.objects.get(pk=table_id)
@@ -318,10 +319,43 @@ def table_snapshot(
         hand=hand,
         match_players=match_players,
         rating_changes={c.user_id: c for c in match.rating_changes.all()} if finished else {},
-        presence=_presence(table, match_players),
+        presence=table_presence(table, match_players),
         taken_at=now,
         state=hand.engine_state if hand is not None else None,
     )
+
+
+def snapshot_after_change(
+    frame: TableSnapshot,
+    *,
+    hand_id: int,
+    version: int,
+    change: dict[str, Any],
+    now: datetime | None = None,
+) -> TableSnapshot | None:
+    """The table after a change to its hand in play that an event carried
+    (``events.hand_change``), from the snapshot that showed the version before; None
+    when ``frame`` is not that (another hand, an older or later version): read instead.
+    Touches neither the database nor the cache (the frame's presence is kept)."""
+    hand = frame.hand
+    if hand is None or hand.pk != hand_id or hand.outcome is not None:
+        return None
+    now = now or timezone.now()
+    if hand.version == version:
+        return replace(frame, taken_at=now)
+    if hand.version != version - 1:
+        return None
+    hand = copy.copy(hand)  # the frame stays as it was for whoever holds it
+    hand.state = change["state"]
+    hand.clock_ms = list(change["clock_ms"])
+    hand.turn_started_at = _moment(change["turn_started_at"])
+    hand.deadline = _moment(change["deadline"])
+    hand.version = version
+    return replace(frame, hand=hand, state=hand.engine_state, taken_at=now)
+
+
+def _moment(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text is not None else None
 
 
 def table_view(
@@ -445,7 +479,8 @@ def table_view(
     )
 
 
-def _presence(table: Table, players: list[MatchPlayer]) -> dict[int, tuple[bool, int | None]]:
+def table_presence(table: Table, players: list[MatchPlayer]) -> dict[int, tuple[bool, int | None]]:
+    """Whether each player of the match has a socket open, and his lag in ms."""
     user_ids = [p.user_id for p in players if p.user_id]
     if not user_ids:
         return {}

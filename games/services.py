@@ -308,7 +308,12 @@ def _deal_hand(*, match: Match, table: Table, number: int, dealer: int, now: dat
 
 def _locked_hand(hand_id: int) -> Hand:
     try:
-        return Hand.objects.select_for_update().select_related("match").get(pk=hand_id)
+        return (
+            Hand.objects.select_for_update()
+            .select_related("match")
+            .prefetch_related("match__players")  # who moves, who is a bot: one query
+            .get(pk=hand_id)
+        )
     except Hand.DoesNotExist:
         raise Refused(_("This hand does not exist.")) from None
 
@@ -346,7 +351,7 @@ def hand_act(
                 if not player.bot_level:
                     raise Refused(_("It is not a bot's turn."), resync=True)
             elif user is None or player.user_id != user.pk:
-                if user is not None and hand.match.players.filter(user=user).exists():
+                if user is not None and any(p.user_id == user.pk for p in hand.match.players.all()):
                     raise Refused(_("It is not your turn."))
                 raise Refused(_("You are not playing in this hand."))
             elif player.bot_level:
@@ -401,7 +406,18 @@ def _apply_overdue_timeout(hand: Hand, now: datetime) -> bool:
 
 
 def _player_to_move(hand: Hand, state: HandState) -> MatchPlayer:
-    return hand.match.players.get(seat=state.to_move)
+    return next(p for p in hand.match.players.all() if p.seat == state.to_move)
+
+
+_RECORDED_FIELDS = (
+    "state",
+    "version",
+    "clock_ms",
+    "turn_started_at",
+    "deadline",
+    "outcome",
+    "finished_at",
+)
 
 
 def _record(
@@ -448,7 +464,7 @@ def _record(
         hand.deadline = None
         hand.outcome = after.outcome.to_json()
         hand.finished_at = now
-    hand.save()
+    hand.save(update_fields=_RECORDED_FIELDS)
     table_id = hand.match.table_id
     if after.outcome is not None:
         _finish_hand(hand, after, now=now)
@@ -888,7 +904,9 @@ def tournament_clocks_stop(*, hand: Hand, now: datetime) -> bool:
     hand.deadline = None
     hand.version += 1
     hand.save(update_fields=["clock_ms", "turn_started_at", "deadline", "version"])
-    events.table_changed_on_commit(hand.match.table_id, hand_id=hand.pk, version=hand.version)
+    events.table_changed_on_commit(
+        hand.match.table_id, hand_id=hand.pk, version=hand.version, moved=hand
+    )
     return True
 
 

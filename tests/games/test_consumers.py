@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
+from django.core.cache import cache
 
 from accounts.models import User
-from games import services
+from games import consumers, selectors, services
 from games.consumers import CLOSE_LIMITED, COMMAND_BURST, FLOOD_CLOSE, LIVE, SOCKETS_PER_USER
 from games.engine import HandState, card_label
 from games.models import Hand, Table
@@ -145,6 +148,92 @@ async def test_one_render_of_a_move_serves_every_viewer_and_each_hand_stays_priv
     assert 'data-testid="your-turn"' in seen["other"]
     for ws in everyone:
         await ws.disconnect()
+
+
+def presence_of(frame: str, user: User) -> bool:
+    """Whether the players' list in a frame shows ``user`` connected."""
+    span = re.search(rf'<span id="presence-u{user.pk}" class="([^"]*)"', frame)
+    return "on" in span.group(1).split()
+
+
+async def test_moves_reach_the_table_from_the_event_alone_and_match_a_fresh_read():
+    g = await started_table()
+    path = f"/ws/tables/{g.table.pk}/"
+    players = {seat: await connect(path, user) for seat, user in g.by_seat.items()}
+    spectator = await connect(path, None)
+    for ws in (*players.values(), spectator):
+        await frames_until(ws, 'id="seats"')
+    applied = LIVE.applied
+    hand = g.hand
+    for _ in range(3):  # three moves, each applied to the frame the last one left
+        state = hand.engine_state
+        move = state.legal_moves()[0]
+        command = (
+            {"action": "play", "cards": ",".join(move.cards)}
+            if hasattr(move, "cards")
+            else {"action": "pickup"}
+        )
+        await players[state.to_move].send_json_to({**command, "version": str(hand.version)})
+        shown = (await frames_until(spectator, f'data-version="{hand.version + 1}"'))[-1]
+        hand = await database_sync_to_async(Hand.objects.get)(pk=hand.pk)
+    assert LIVE.applied >= applied + 3
+    # What the event built is what a reload shows: the pile, the counts, the clocks.
+    reloaded = await connect(path, None)
+    fresh = "".join(await frames_until(reloaded, 'id="seats"'))
+    part = re.compile(r'<section id="table-status".*?id="action-log"', re.S)
+    clocks = re.compile(r'<div class="clock.*?</div>|data-server-now="[^"]*"', re.S)
+    assert clocks.sub("", part.search(shown).group(0)) == clocks.sub(
+        "", part.search(fresh).group(0)
+    )
+    for ws in (*players.values(), spectator, reloaded):
+        await ws.disconnect()
+
+
+async def test_a_player_who_leaves_shows_offline_on_the_moves_after_it():
+    g = await started_table()
+    path = f"/ws/tables/{g.table.pk}/"
+    mover = g.by_seat[g.state.to_move]
+    other = g.by_seat[1 - g.state.to_move]
+    ws_mover, ws_other = await connect(path, mover), await connect(path, other)
+    spectator = await connect(path, None)
+    for ws in (ws_mover, ws_other, spectator):
+        await frames_until(ws, 'id="seats"')
+    await ws_other.disconnect()
+    await frames_until(spectator, f'id="presence-u{other.pk}"')
+    await ws_mover.send_json_to({"action": "play", "cards": "9H", "version": str(g.hand.version)})
+    frame = (await frames_until(spectator, 'data-version="2"'))[-1]
+    assert presence_of(frame, mover)
+    assert not presence_of(frame, other)
+    await ws_mover.disconnect()
+    await spectator.disconnect()
+
+
+async def test_pongs_show_each_players_lag_and_a_closed_socket_stays_absent(monkeypatch):
+    monkeypatch.setattr(consumers, "PONG_FLUSH_EVERY", 0.2)
+    g = await started_table()
+    path = f"/ws/tables/{g.table.pk}/"
+    staying, leaving = g.users
+    ws_staying, ws_leaving = await connect(path, staying), await connect(path, leaving)
+    for ws in (ws_staying, ws_leaving):
+        await frames_until(ws, 'id="seats"')
+    # Each answers a ping sent a quarter of a second ago; one closes his page at once.
+    sent = str(time.monotonic() - 0.25)
+    await ws_staying.send_json_to({"action": "pong", "t": sent})
+    await ws_leaving.send_json_to({"action": "pong", "t": sent})
+    await ws_leaving.disconnect()
+    await asyncio.sleep(1.0)  # several flushes of the process's pongs
+
+    def seen() -> tuple:
+        return tuple(
+            cache.get(key(g.table.pk, user.pk))
+            for user in (staying, leaving)
+            for key in (selectors.presence_key, selectors.lag_key)
+        )
+
+    present, lag, left_present, left_lag = await database_sync_to_async(seen)()
+    assert present is True and 250 <= lag < 5000
+    assert left_present is None and left_lag is None
+    await ws_staying.disconnect()
 
 
 def _time_out(hand_id: int) -> Hand:
