@@ -79,7 +79,7 @@ class LiveTables:
     than ``frame_ttl`` seconds ago, the table is read again, in the pool: only its hand
     when the frame allows it (``selectors.table_snapshot``). Presence changes with its own
     events, applied to the frame; players' lags are read again every ``presence_ttl``
-    seconds. Only the latest events are kept.
+    seconds, in the background, for the moves after. Only the latest events are kept.
     """
 
     def __init__(
@@ -95,6 +95,7 @@ class LiveTables:
         self._frames: dict[int, tuple[selectors.TableSnapshot, float, float]] = {}
         self._renders: OrderedDict[tuple, str] = OrderedDict()
         self._lock = threading.Lock()  # renders are shared with the pool's threads
+        self._background: set[asyncio.Future] = set()
 
     async def snapshot(
         self,
@@ -134,12 +135,12 @@ class LiveTables:
             )
             if snapshot is not None:
                 self.applied += 1
-                if time.monotonic() - presence_at > self.presence_ttl:
-                    presence = await in_pool(selectors.table_presence)(
-                        snapshot.table, snapshot.match_players
-                    )
-                    snapshot, presence_at = replace(snapshot, presence=presence), time.monotonic()
                 self._frames[table_id] = (snapshot, read_at, presence_at)
+                if time.monotonic() - presence_at > self.presence_ttl:
+                    self._frames[table_id] = (snapshot, read_at, time.monotonic())
+                    refresh = asyncio.ensure_future(self._refresh_presence(table_id, snapshot))
+                    self._background.add(refresh)
+                    refresh.add_done_callback(self._background.discard)
                 return snapshot
         return await self._read(table_id, hand_id, entry[0] if entry is not None else None)
 
@@ -164,6 +165,20 @@ class LiveTables:
         if entry is None or now - entry[1] > self.frame_ttl:
             return None
         return entry
+
+    async def _refresh_presence(self, table_id: int, snapshot: selectors.TableSnapshot) -> None:
+        """Read the players' lags again for the moves to come (this one shows the last)."""
+        try:
+            presence = await in_pool(selectors.table_presence)(
+                snapshot.table, snapshot.match_players
+            )
+        except Exception:
+            logger.exception("reading the presence of table %s failed", table_id)
+            return
+        entry = self._frames.get(table_id)
+        if entry is not None:
+            frame, read_at, presence_at = entry
+            self._frames[table_id] = (replace(frame, presence=presence), read_at, presence_at)
 
     def presence_seen(self, table_id: int, user_id: int, *, connected: bool) -> None:
         """A player's socket came or went: the frame shows it from now on."""

@@ -19,7 +19,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 if TYPE_CHECKING:
-    from games.models import Hand
+    from games.models import Hand, MatchPlayer
 
 logger = logging.getLogger(__name__)
 
@@ -127,19 +127,27 @@ def chat_changed_on_commit(table_id: int) -> None:
     transaction.on_commit(lambda: _group_send(table_group(table_id), {"type": "chat.changed"}))
 
 
-def hand_changed_on_commit(hand: Hand, *, table_id: int) -> None:
+def hand_changed_on_commit(
+    hand: Hand, *, table_id: int, players: list[MatchPlayer] | None = None
+) -> None:
     """After a hand changed: tell the table and wake a bot whose turn it is. (No timer to
-    arm: the clock tickers read the new deadline from the row, games.clock.)"""
+    arm: the clock tickers read the new deadline from the row, games.clock.) ``players``:
+    the match's, when the caller has them (else one query asks whether a bot is to move)."""
     table_changed_on_commit(table_id, hand_id=hand.pk, version=hand.version, moved=hand)
-    schedule_bot_if_needed_on_commit(hand)
+    schedule_bot_if_needed_on_commit(hand, players=players)
 
 
-def schedule_bot_if_needed_on_commit(hand: Hand) -> None:
+def schedule_bot_if_needed_on_commit(
+    hand: Hand, *, players: list[MatchPlayer] | None = None
+) -> None:
     if hand.outcome is not None:
         return
     to_move = hand.state["to_move"]
-    # ``all()``: the players the service already read with the hand (one query if not).
-    if any(p.seat == to_move and p.bot_level for p in hand.match.players.all()):
+    if players is not None:
+        bot_to_move = any(p.seat == to_move and p.bot_level for p in players)
+    else:
+        bot_to_move = hand.match.players.filter(seat=to_move).exclude(bot_level="").exists()
+    if bot_to_move:
         version = hand.version
         delay = random.uniform(*BOT_DELAY)
         transaction.on_commit(lambda: schedule_bot(hand.pk, version, delay))

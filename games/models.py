@@ -8,6 +8,8 @@ one with every change and is what clients and Celery tasks compare against.
 from __future__ import annotations
 
 import secrets
+import threading
+from collections import OrderedDict
 
 from django.conf import settings
 from django.db import models
@@ -166,6 +168,42 @@ class MatchPlayer(models.Model):
         return self.display_name
 
 
+class ParsedStates:
+    """The engine states this process parsed or made lately, one per hand: parsing a
+    hand's JSON rebuilds its whole history (milliseconds for a long hand), and a move is
+    parsed by the service, then by every process that shows it. A state is reused only
+    for JSON equal to the one it came from (HandState is immutable; a hand's ``state``
+    is replaced on a change, never edited in place)."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self.reused = 0
+        self._states: OrderedDict[int, tuple[int, dict, HandState]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def parse(self, hand_id: int | None, version: int, data: dict) -> HandState:
+        entry = self._states.get(hand_id) if hand_id is not None else None
+        if entry is not None and entry[0] == version and entry[1] == data:
+            self.reused += 1
+            return entry[2]
+        state = HandState.from_json(data)
+        self.remember(hand_id, version, data, state)
+        return state
+
+    def remember(self, hand_id: int | None, version: int, data: dict, state: HandState) -> None:
+        """``state`` is what ``data`` (its ``to_json()``) parses to at ``version``."""
+        if hand_id is None:
+            return
+        with self._lock:
+            self._states[hand_id] = (version, data, state)
+            self._states.move_to_end(hand_id)
+            while len(self._states) > self.size:
+                self._states.popitem(last=False)
+
+
+STATES = ParsedStates()
+
+
 class Hand(models.Model):
     """One deal. ``state`` is the engine's exact JSON; ``version`` grows with every change.
 
@@ -212,7 +250,7 @@ class Hand(models.Model):
 
     @property
     def engine_state(self) -> HandState:
-        return HandState.from_json(self.state)
+        return STATES.parse(self.pk, self.version, self.state)
 
     @property
     def is_over(self) -> bool:

@@ -40,6 +40,7 @@ from games.engine import (
 from games.models import (
     MAX_SEATS,
     MIN_SEATS,
+    STATES,
     Action,
     BotLevel,
     ChatMessage,
@@ -308,12 +309,7 @@ def _deal_hand(*, match: Match, table: Table, number: int, dealer: int, now: dat
 
 def _locked_hand(hand_id: int) -> Hand:
     try:
-        return (
-            Hand.objects.select_for_update()
-            .select_related("match")
-            .prefetch_related("match__players")  # who moves, who is a bot: one query
-            .get(pk=hand_id)
-        )
+        return Hand.objects.select_for_update().select_related("match").get(pk=hand_id)
     except Hand.DoesNotExist:
         raise Refused(_("This hand does not exist.")) from None
 
@@ -346,7 +342,8 @@ def hand_act(
         else:
             timed_out = False
             state = hand.engine_state
-            player = _player_to_move(hand, state)
+            players = list(hand.match.players.all())  # who moves, who is a bot: one query
+            player = next(p for p in players if p.seat == state.to_move)
             if as_bot:
                 if not player.bot_level:
                     raise Refused(_("It is not a bot's turn."), resync=True)
@@ -368,7 +365,9 @@ def hand_act(
                 raise Refused(translate_illegal_move(str(exc))) from exc
             except ValueError as exc:
                 raise Refused(_("That is not a move: %(error)s") % {"error": exc}) from exc
-            _record(hand, state, new_state, seat=state.to_move, now=now, increment=True)
+            _record(
+                hand, state, new_state, seat=state.to_move, now=now, increment=True, players=players
+            )
     if timed_out:
         raise Refused(_("Your time ran out: the timeout was applied first."), resync=True)
     return hand
@@ -405,10 +404,6 @@ def _apply_overdue_timeout(hand: Hand, now: datetime) -> bool:
     return True
 
 
-def _player_to_move(hand: Hand, state: HandState) -> MatchPlayer:
-    return next(p for p in hand.match.players.all() if p.seat == state.to_move)
-
-
 _RECORDED_FIELDS = (
     "state",
     "version",
@@ -429,8 +424,10 @@ def _record(
     now: datetime,
     increment: bool,
     acted_at: datetime | None = None,
+    players: list[MatchPlayer] | None = None,
 ) -> None:
     """Save ``after`` on the hand with version + 1, log the action, run the clocks.
+    (``players``: the match's, when the caller read them.)
 
     The acting seat's clock loses the time from the start of his turn to ``acted_at``
     (default ``now``) and gains the increment; the next player's clock starts; at the
@@ -440,8 +437,8 @@ def _record(
     used_ms = max(0, int((acted_at - hand.turn_started_at).total_seconds() * 1000))
     clocks = list(hand.clock_ms)
     clocks[seat] = max(0, clocks[seat] - used_ms) + (hand.increment_ms if increment else 0)
-    new_entries = after.history[len(before.history) :]
-    base_index = len(before.history)  # one Action row per public history entry
+    base_index = before.history_length  # one Action row per public history entry
+    new_entries = after.history_since(base_index)
     Action.objects.bulk_create(
         Action(
             hand=hand,
@@ -455,6 +452,7 @@ def _record(
     )
     hand.state = after.to_json()
     hand.version += 1
+    STATES.remember(hand.pk, hand.version, hand.state, after)
     hand.clock_ms = clocks
     if after.outcome is None:
         hand.turn_started_at = now
@@ -468,7 +466,7 @@ def _record(
     table_id = hand.match.table_id
     if after.outcome is not None:
         _finish_hand(hand, after, now=now)
-    events.hand_changed_on_commit(hand, table_id=table_id)
+    events.hand_changed_on_commit(hand, table_id=table_id, players=players)
 
 
 def _finish_hand(hand: Hand, state: HandState, *, now: datetime) -> None:

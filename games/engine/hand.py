@@ -170,9 +170,10 @@ def _interned_play(codes: tuple[str, ...]) -> Play:
     return Play._of_ids(Play(codes)._ids)
 
 
-def _hist_to_entries(hist: tuple | None) -> list[HistoryEntry]:
+def _hist_to_entries(hist: tuple | None, limit: int | None = None) -> list[HistoryEntry]:
+    """The entries of a history chain, oldest first; with ``limit``, only the latest ones."""
     cells = []
-    while hist is not None:
+    while hist is not None and (limit is None or len(cells) < limit):
         cells.append(hist)
         hist = hist[0]
     entries = []
@@ -508,6 +509,21 @@ class HandState(_Slots):
     def history(self) -> tuple[HistoryEntry, ...]:
         """Every action so far, oldest first, with the automatic final play if any."""
         return tuple(_hist_to_entries(self._hist))
+
+    @property
+    def history_length(self) -> int:
+        """``len(history)``, without building the entries."""
+        length, hist = 0, self._hist
+        while hist is not None:
+            length += 1
+            hist = hist[0]
+        return length
+
+    def history_since(self, count: int) -> tuple[HistoryEntry, ...]:
+        """``history[count:]`` (what happened after the first ``count`` entries), building
+        only those entries: a move adds one or two to a history of hundreds."""
+        newer = max(0, self.history_length - max(0, count))
+        return tuple(_hist_to_entries(self._hist, limit=newer)) if newer else ()
 
     @property
     def outcome(self) -> Outcome | None:

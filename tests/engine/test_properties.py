@@ -98,6 +98,10 @@ def test_random_legal_hands_keep_every_invariant(rules, players, dealer, seed, d
     if state.outcome.reason == "max_actions":
         assert state.action_count == rules.max_actions
     assert HandState.from_json(json.loads(json.dumps(state.to_json()))) == state
+    history = state.history
+    assert state.history_length == len(history)
+    for count in {0, 1, len(history) // 2, len(history) - 1, len(history), len(history) + 3}:
+        assert state.history_since(count) == history[count:]
     assert replay(rules, players, dealer, seed, [move_to_json(m) for m in moves]) == state
 
 
