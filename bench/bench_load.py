@@ -4,10 +4,11 @@ Starts the production pieces on this machine with production settings (DEBUG off
 PostgreSQL, Redis): 1 or 2 daphne processes, the Celery main worker (and the clock's
 worker where the code still has a clock queue) and beat. Creates N tables of four
 signed-in players through the services (no bots), opens one real websocket per player
-(seat p of every table on daphne p mod D) and plays: at each table the player to move
-waits 1 to 3 s (2 s on average) after his turn shows, then sends one of his legal forms
-at random. For every move it measures the time until the last of the four seats has the
-resulting update (``bench.load_client``). In the same run a bare baseline
+(all the sockets of table i on daphne i mod D, as the README's proxy routes them; with
+``--route seat``, seat p of every table on daphne p mod D) and plays: at each table the
+player to move waits 1 to 3 s (2 s on average) after his turn shows, then sends one of
+his legal forms at random. For every move it measures the time until the last of the
+four seats has the resulting update (``bench.load_client``). In the same run a bare baseline
 (``bench.baseline_asgi``: a minimal consumer that group_sends over the same channels_redis
 layer) is driven the same way. One line per configuration:
 
@@ -102,6 +103,12 @@ def parse_options() -> argparse.Namespace:
     parser.add_argument("--connect-concurrency", type=int, default=32)
     parser.add_argument("--retries", type=int, default=3, help="after a failed handshake")
     parser.add_argument("--connect-budget", type=float, default=90.0, help="s for retries")
+    parser.add_argument(
+        "--route",
+        choices=("table", "seat"),
+        default="table",
+        help="with several daphnes: a table's sockets on one (table), or spread (seat)",
+    )
     parser.add_argument("--label", default="", help="printed in the header (e.g. the commit)")
     return parser.parse_args()
 
@@ -269,11 +276,17 @@ def seat_tables(count: int, *, label: str) -> list[tuple[int, list[str]]]:
     return tables
 
 
-def site_seats(tables: list[tuple[int, list[str]]], servers: list[Server]) -> list[list[SeatSpec]]:
-    """Seat p of every table on daphne p mod D: each table spans the processes."""
+def site_seats(
+    tables: list[tuple[int, list[str]]], servers: list[Server], *, route: str = "table"
+) -> list[list[SeatSpec]]:
+    """Which daphne each socket talks to. ``route="table"``: every socket of a table on
+    one process (table i on daphne i mod D), as a proxy that hashes the address routes
+    them (README); ``"seat"``: seat p of every table on daphne p mod D, so that every
+    table spans the processes (a proxy that spreads sockets round-robin)."""
 
     def seat(table_id: int, position: int, cookie: str) -> SeatSpec:
-        port = servers[position % len(servers)].port
+        index = table_id if route == "table" else position
+        port = servers[index % len(servers)].port
         return SeatSpec(
             f"ws://127.0.0.1:{port}/ws/tables/{table_id}/", f"http://127.0.0.1:{port}", cookie
         )
@@ -281,11 +294,14 @@ def site_seats(tables: list[tuple[int, list[str]]], servers: list[Server]) -> li
     return [[seat(tid, p, c) for p, c in enumerate(cookies)] for tid, cookies in tables]
 
 
-def baseline_seats(count: int, servers: list[Server]) -> list[list[SeatSpec]]:
+def baseline_seats(
+    count: int, servers: list[Server], *, route: str = "table"
+) -> list[list[SeatSpec]]:
+    """The baseline's sockets, routed as the site's are (``site_seats``)."""
     run = time.time_ns()
 
     def seat(table: int, position: int) -> SeatSpec:
-        port = servers[position % len(servers)].port
+        port = servers[(table if route == "table" else position) % len(servers)].port
         return SeatSpec(
             f"ws://127.0.0.1:{port}/ws/base/{run}-{table}/{position}/", f"http://127.0.0.1:{port}"
         )
@@ -455,11 +471,19 @@ def configuration(
     data = seat_tables(tables, label=f"t{tables}d{len(site)}")
     crowd = None
     if storm:
-        crowd = site_seats(seat_tables(math.ceil(storm / 4), label="storm"), site)
+        crowd = site_seats(
+            seat_tables(math.ceil(storm / 4), label="storm"), site, route=options.route
+        )
     setup = time.monotonic() - created
     errors_before = tracebacks(logs)
     run, cpu, arrivals = asyncio.run(
-        measure(site_seats(data, site), site + workers, options, storm=crowd, quiet=site)
+        measure(
+            site_seats(data, site, route=options.route),
+            site + workers,
+            options,
+            storm=crowd,
+            quiet=site,
+        )
     )
     waiting = celery_waiting()
     hands = live_hands([tid for tid, _ in data])
@@ -467,7 +491,12 @@ def configuration(
     base = base_cpu = None
     if baseline:
         base, base_cpu, _ = asyncio.run(
-            measure(baseline_seats(tables, baseline), baseline, options, quiet=site + baseline)
+            measure(
+                baseline_seats(tables, baseline, route=options.route),
+                baseline,
+                options,
+                quiet=site + baseline,
+            )
         )
     p99 = quantile(run.latencies, 0.99)
     line = (
@@ -587,7 +616,7 @@ def header(options: argparse.Namespace) -> str:
         f"pace {low:g}-{high:g} s (mean {(low + high) / 2:g} s) per move per table, "
         f"clock={BASE_SECONDS}+0 s, bots=0, players=4 per table, "
         f"tables={','.join(map(str, options.tables))} "
-        f"daphne={','.join(map(str, options.daphne))} "
+        f"daphne={','.join(map(str, options.daphne))} route={options.route} "
         f"baseline={'yes' if options.baseline else 'no'} idle={idle_text} storm={storm}; "
         f"move timeout {options.move_timeout:g} s; python {platform.python_version()}, "
         f"websockets {websockets.__version__}; {code_version()}"

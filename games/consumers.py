@@ -83,7 +83,10 @@ class LiveTables:
     """
 
     def __init__(
-        self, size: int = 2048, frame_ttl: float = 30.0, presence_ttl: float = 5.0
+        self,
+        size: int = 2048,
+        frame_ttl: float = 120.0,
+        presence_ttl: float = PRESENCE_TTL,
     ) -> None:
         self.size = size
         self.frame_ttl = frame_ttl

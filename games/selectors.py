@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from accounts.models import User
@@ -137,7 +137,7 @@ def time_control_label(base_seconds: int, increment_seconds: int) -> str:
 # --- a table for one viewer ----------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class PlayerView:
     seat: int
     name: str
@@ -261,6 +261,18 @@ class TableSnapshot:
         """The hand's public view (RULES.md §10), built once for every viewer."""
         return self.state.public_view() if self.state is not None else {}
 
+    @cached_property
+    def _common_views(self) -> dict[str, CommonView]:
+        return {}
+
+    def common_view(self) -> CommonView:
+        """What every viewer sees alike, in the active language (built once per language)."""
+        language = translation.get_language() or ""
+        common = self._common_views.get(language)
+        if common is None:
+            common = self._common_views[language] = _common_view(self)
+        return common
+
     @property
     def position(self) -> tuple[int, int]:
         """Where the table stands: (hand id, hand version). Hand ids grow with each deal,
@@ -375,82 +387,34 @@ def table_view(
         assert table is not None
         snapshot = table_snapshot(table_id=table.pk, now=now)
     table, seats, match, hand = snapshot.table, snapshot.seats, snapshot.match, snapshot.hand
-    match_players, presence = snapshot.match_players, snapshot.presence
-    now = snapshot.taken_at
     viewer = viewer if viewer is not None and viewer.is_authenticated else None
-    my_seat = next((p.seat for p in match_players if viewer and p.user_id == viewer.pk), None)
+    my_seat = next(
+        (p.seat for p in snapshot.match_players if viewer and p.user_id == viewer.pk), None
+    )
     my_position = next((s.position for s in seats if viewer and s.user_id == viewer.pk), None)
     is_owner = viewer is not None and table.owner_id == viewer.pk
-    rules = table.rules
+    common = snapshot.common_view()
 
-    players: list[PlayerView] = []
+    players = common.players
     my_cards: list[CardView] = []
     playable: dict[str, dict[str, Any]] = {}
     multi_moves: list[MoveOption] = []
     pickups: list[MoveOption] = []
-    pile: list[CardView] = []
-    last_actions: list[str] = []
-    outcome_text = ""
-    ranking: list[tuple[int, str, str, str]] = []
-
-    if match is not None and hand is not None:
-        state = snapshot.state
-        view = snapshot.public
-        if my_seat is not None:
-            view = {**view, **state.private_view(my_seat)}
-        letters = match.match_state.letters
-        running = hand.outcome is None and hand.deadline is not None  # paused: clocks stand
-        for p in match_players:
-            clock = hand.clock_ms[p.seat]
-            if running and p.seat == view["to_move"] and hand.turn_started_at:
-                elapsed = (now - hand.turn_started_at).total_seconds() * 1000
-                clock = max(0, int(clock - elapsed))
-            players.append(
-                PlayerView(
-                    seat=p.seat,
-                    name=p.display_name,
-                    user_id=p.user_id,
-                    is_bot=bool(p.bot_level),
-                    is_me=p.seat == my_seat,
-                    to_move=running and p.seat == view["to_move"],
-                    hand_count=view["hand_counts"][p.seat],
-                    beton_count=view["beton_counts"][p.seat],
-                    letters=LETTERS[letters[p.seat]],
-                    clock_ms=clock,
-                    clock_running=running and p.seat == view["to_move"],
-                    connected=bool(p.bot_level) or presence.get(p.user_id, (False, None))[0],
-                    lag_ms=None if p.bot_level else presence.get(p.user_id, (False, None))[1],
-                    place=p.place,
-                    rating=rating_label(p.user) if p.user else "",
-                )
-            )
-        pile = [CardView.of(c) for c in view["pile"]]
-        names = {p.seat: p.display_name for p in match_players}
-        last_actions = [
-            describe_action(entry, names) for entry in view["history"][-ACTIONS_SHOWN:]
-        ][::-1]
-        if my_seat is not None:
-            my_cards = [CardView.of(c) for c in sorted(view["hand"], key=card_sort_key)]
-            # An aborted hand is over while its engine state is not: no moves then.
-            legal = view["legal_moves"] if hand.outcome is None else []
-            singles, multi_moves, pickups = _group_moves(legal)
-            playable = singles
-        if hand.outcome is not None:
-            outcome_text = describe_outcome(hand.outcome, names)
-        placed = sorted((p for p in match_players if p.place), key=lambda p: (p.place, p.seat))
-        if match.status == Match.Status.FINISHED and placed:
-            ranking = []
-            for p in placed:
-                delta = rating_delta(snapshot.rating_changes.get(p.user_id))
-                ranking.append((p.place, p.display_name, LETTERS[letters[p.seat]], delta))
+    if my_seat is not None and match is not None and hand is not None:
+        players = [replace(p, is_me=True) if p.seat == my_seat else p for p in players]
+        private = snapshot.state.private_view(my_seat)
+        my_cards = [CardView.of(c) for c in sorted(private["hand"], key=card_sort_key)]
+        # An aborted hand is over while its engine state is not: no moves then.
+        legal = private["legal_moves"] if hand.outcome is None else []
+        playable, multi_moves, pickups = _group_moves(legal)
 
     table_open = table.status in (Table.Status.OPEN, Table.Status.FINISHED)
     filled = sum(1 for s in seats if not s.is_empty)
     return TableView(
         table=table,
-        rules=rules,
-        rules_lines=rules_summary(rules),
-        time_control=time_control_label(table.base_seconds, table.increment_seconds),
+        rules=table.rules,
+        rules_lines=common.rules_lines,
+        time_control=common.time_control,
         seats=seats,
         viewer=viewer,
         my_position=my_position,
@@ -464,18 +428,95 @@ def table_view(
         playable=playable,
         multi_moves=multi_moves,
         pickups=pickups,
-        pile=pile,
-        last_actions=last_actions,
-        outcome_text=outcome_text,
+        pile=common.pile,
+        last_actions=common.last_actions,
+        outcome_text=common.outcome_text,
         match_over=match is not None and match.status != Match.Status.PLAYING,
-        ranking=ranking,
+        ranking=common.ranking,
         chat=visible_chat(table) if with_chat else [],
         can_sit=viewer is not None and table_open and my_position is None and filled < len(seats),
         can_start=is_owner and table_open and filled >= 2,
         can_rematch=is_owner and table.status == Table.Status.FINISHED and filled >= 2,
-        server_now_ms=int(now.timestamp() * 1000),
+        server_now_ms=int(snapshot.taken_at.timestamp() * 1000),
         hands_count=hand.number if hand else 0,
         insiders=snapshot.insiders,
+    )
+
+
+@dataclass(frozen=True)
+class CommonView:
+    """What every viewer of a snapshot sees alike, in one language: built once per
+    snapshot and language (``TableSnapshot.common_view``), shared by all the views."""
+
+    players: list[PlayerView]  # with ``is_me`` False: a player's view marks his own
+    pile: list[CardView]
+    last_actions: list[str]
+    outcome_text: str
+    ranking: list[tuple[int, str, str, str]]  # place, name, letters, rating change
+    rules_lines: list[str]
+    time_control: str
+
+
+def _common_view(snapshot: TableSnapshot) -> CommonView:
+    table, match, hand = snapshot.table, snapshot.match, snapshot.hand
+    presence, now = snapshot.presence, snapshot.taken_at
+    players: list[PlayerView] = []
+    pile: list[CardView] = []
+    last_actions: list[str] = []
+    outcome_text = ""
+    ranking: list[tuple[int, str, str, str]] = []
+    if match is not None and hand is not None:
+        view = snapshot.public
+        letters = match.match_state.letters
+        running = hand.outcome is None and hand.deadline is not None  # paused: clocks stand
+        for p in snapshot.match_players:
+            clock = hand.clock_ms[p.seat]
+            to_move = running and p.seat == view["to_move"]
+            if to_move and hand.turn_started_at:
+                elapsed = (now - hand.turn_started_at).total_seconds() * 1000
+                clock = max(0, int(clock - elapsed))
+            connected, lag_ms = presence.get(p.user_id, (False, None))
+            players.append(
+                PlayerView(
+                    seat=p.seat,
+                    name=p.display_name,
+                    user_id=p.user_id,
+                    is_bot=bool(p.bot_level),
+                    is_me=False,
+                    to_move=to_move,
+                    hand_count=view["hand_counts"][p.seat],
+                    beton_count=view["beton_counts"][p.seat],
+                    letters=LETTERS[letters[p.seat]],
+                    clock_ms=clock,
+                    clock_running=to_move,
+                    connected=bool(p.bot_level) or connected,
+                    lag_ms=None if p.bot_level else lag_ms,
+                    place=p.place,
+                    rating=rating_label(p.user) if p.user else "",
+                )
+            )
+        pile = [CardView.of(c) for c in view["pile"]]
+        names = {p.seat: p.display_name for p in snapshot.match_players}
+        last_actions = [
+            describe_action(entry, names) for entry in view["history"][-ACTIONS_SHOWN:]
+        ][::-1]
+        if hand.outcome is not None:
+            outcome_text = describe_outcome(hand.outcome, names)
+        placed = sorted(
+            (p for p in snapshot.match_players if p.place), key=lambda p: (p.place, p.seat)
+        )
+        if match.status == Match.Status.FINISHED and placed:
+            for p in placed:
+                delta = rating_delta(snapshot.rating_changes.get(p.user_id))
+                ranking.append((p.place, p.display_name, LETTERS[letters[p.seat]], delta))
+    return CommonView(
+        players=players,
+        pile=pile,
+        last_actions=last_actions,
+        outcome_text=outcome_text,
+        ranking=ranking,
+        rules_lines=rules_summary(table.rules),
+        time_control=time_control_label(table.base_seconds, table.increment_seconds),
     )
 
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+
 from django import template
+from django.conf import settings
+from django.template.loader import get_template, render_to_string
 from django.utils import translation
+from django.utils.safestring import SafeString
 
 from accounts.models import User
 from games import selectors
@@ -12,10 +17,19 @@ from games.ratings import rating_label
 register = template.Library()
 
 
-@register.inclusion_tag("games/_card.html")
-def card(card_view: selectors.CardView, size: str = "") -> dict[str, object]:
+@register.simple_tag
+def card(card_view: selectors.CardView, size: str = "") -> SafeString:
     """One card drawn as inline SVG (no image downloads)."""
-    return {"c": card_view, "size": size}
+    if settings.DEBUG:  # in development an edited template shows at once
+        return _card_svg.__wrapped__(card_view, size)
+    return _card_svg(card_view, size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _card_svg(card_view: selectors.CardView, size: str) -> SafeString:
+    """A card's SVG, drawn once per card, size and label (the label is in a language):
+    a table shows the same 54 cards again at every move."""
+    return render_to_string("games/_card.html", {"c": card_view, "size": size})
 
 
 @register.filter
@@ -42,3 +56,17 @@ def time_control(table: object) -> str:
 def rating(user: User) -> str:
     """A person's shown rating beside his name."""
     return rating_label(user)
+
+
+@register.simple_tag
+def player_box(player: selectors.PlayerView) -> SafeString:
+    """One player's box around the table, drawn once per look of it and language: a move
+    changes the boxes of the player who moved and of the next one, not the others'."""
+    if settings.DEBUG:
+        return _player_box.__wrapped__(player, translation.get_language())
+    return _player_box(player, translation.get_language())
+
+
+@functools.lru_cache(maxsize=4096)
+def _player_box(player: selectors.PlayerView, language: str | None) -> SafeString:
+    return get_template("games/table.html#player").render({"p": player})

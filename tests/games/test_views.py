@@ -117,3 +117,40 @@ def test_a_private_hand_is_shown_to_its_players_only(english):
     assert english.get(hand.get_absolute_url()).status_code == 404
     english.force_login(hand.match.players.first().user)
     assert english.get(hand.get_absolute_url()).status_code == 200
+
+
+def test_viewers_of_one_snapshot_each_see_their_own_part_in_their_own_language():
+    """What viewers see alike is built once per snapshot and language, and each card and
+    player box drawn once: a player's own hand, his turn and the language stay his."""
+    from django.utils import translation
+
+    from games import renderers, selectors
+
+    table = make_table(players=2, seats=2)
+    services.match_start(table_id=table.pk, by=table.owner)
+    snapshot = selectors.table_snapshot(table_id=table.pk)
+    to_move = snapshot.state.to_move
+    by_seat = {p.seat: p.user for p in snapshot.match_players}
+    mover, waiter = by_seat[to_move], by_seat[1 - to_move]
+
+    with translation.override("en"):
+        mine = selectors.table_view(snapshot=snapshot, viewer=mover, with_chat=False)
+        others = selectors.table_view(snapshot=snapshot, viewer=waiter, with_chat=False)
+        watcher = selectors.table_view(snapshot=snapshot, viewer=None, with_chat=False)
+        english = renderers.hand_fragments(watcher) + renderers.my_hand_fragment(mine)
+    with translation.override("pl"):
+        polish_view = selectors.table_view(snapshot=snapshot, viewer=mover, with_chat=False)
+        polish = renderers.hand_fragments(polish_view) + renderers.my_hand_fragment(polish_view)
+
+    assert [p.is_me for p in mine.players] == [p.seat == to_move for p in mine.players]
+    assert [p.is_me for p in others.players] == [p.seat != to_move for p in others.players]
+    assert not any(p.is_me for p in watcher.players) and watcher.my_cards == []
+    hands = {v.my_seat: {c.code for c in v.my_cards} for v in (mine, others)}
+    assert hands[to_move] == set(snapshot.state.hand(to_move))
+    assert hands[1 - to_move] == set(snapshot.state.hand(1 - to_move))
+    assert mine.playable and not others.playable and not others.pickups
+    assert "Your turn" in renderers.my_hand_fragment(mine)
+    assert "Your turn" not in renderers.my_hand_fragment(others)
+    assert "cards in hand" in english and "Play 9" in english and "Your turn" in english
+    assert "karty w ręce" in polish and "Zagraj 9" in polish and "Twój ruch" in polish
+    assert "cards in hand" not in polish and "Your turn" not in polish
