@@ -46,11 +46,14 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-PING_EVERY = 10.0  # the page measures its lag with these; daphne pings every 20 s too
-PRESENCE_TTL = 20
-# A pong refreshes presence and lag at most this often (a pong every PING_EVERY seconds
-# from each of a thousand sockets is a round trip to Redis a thousand times a minute).
-PONG_RECORD_EVERY = PRESENCE_TTL / 2
+# The page measures its lag with these (daphne pings every 20 s too, to keep the socket
+# open): a ping and its pong are two frames per socket, a thousand sockets' pings at 10 s
+# were as many frames as 20 moves a second.
+PING_EVERY = 15.0
+PRESENCE_TTL = 40  # a pong renews it; a socket that closes deletes it
+# A pong refreshes presence and lag at most this often (written in one batch per process).
+PONG_RECORD_EVERY = 10.0
+LAG_REFRESH = 20.0  # the live room reads the players' lags again this often per table
 PONG_FLUSH_EVERY = 2.0  # the process writes the pongs it collected in one call this often
 COMMAND_BURST, COMMAND_WINDOW = 20, 5.0  # at most 20 frames in 5 seconds per socket
 FLOOD_CLOSE = 5 * COMMAND_BURST  # a socket that keeps sending far past the limit is closed
@@ -86,7 +89,7 @@ class LiveTables:
         self,
         size: int = 2048,
         frame_ttl: float = 120.0,
-        presence_ttl: float = PRESENCE_TTL,
+        presence_ttl: float = LAG_REFRESH,
     ) -> None:
         self.size = size
         self.frame_ttl = frame_ttl

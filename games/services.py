@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from games import events, ratings
+from games import events, ratings, rows
 from games.engine import (
     HandState,
     IllegalMove,
@@ -342,13 +342,13 @@ def hand_act(
         else:
             timed_out = False
             state = hand.engine_state
-            players = list(hand.match.players.all())  # who moves, who is a bot: one query
+            players = rows.match_players(hand.match_id)  # who moves, who is a bot: one query
             player = next(p for p in players if p.seat == state.to_move)
             if as_bot:
                 if not player.bot_level:
                     raise Refused(_("It is not a bot's turn."), resync=True)
             elif user is None or player.user_id != user.pk:
-                if user is not None and any(p.user_id == user.pk for p in hand.match.players.all()):
+                if user is not None and any(p.user_id == user.pk for p in players):
                     raise Refused(_("It is not your turn."))
                 raise Refused(_("You are not playing in this hand."))
             elif player.bot_level:
@@ -462,7 +462,7 @@ def _record(
         hand.deadline = None
         hand.outcome = after.outcome.to_json()
         hand.finished_at = now
-    hand.save(update_fields=_RECORDED_FIELDS)
+    rows.save_fields(hand, _RECORDED_FIELDS)
     table_id = hand.match.table_id
     if after.outcome is not None:
         _finish_hand(hand, after, now=now)
