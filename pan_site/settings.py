@@ -231,7 +231,8 @@ if EMBEDDED:
 else:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # One connection pool per process, not one per websocket (pan_site/cache.py).
+            "BACKEND": "pan_site.cache.SharedRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CHANNELS_PREFIX", "pan"),
         }
