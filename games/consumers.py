@@ -83,6 +83,8 @@ class LiveTables:
     when the frame allows it (``selectors.table_snapshot``). Presence changes with its own
     events, applied to the frame; players' lags are read again every ``presence_ttl``
     seconds, in the background, for the moves after. Only the latest events are kept.
+    A socket that opens reads the whole table, in one read with the sockets that open
+    with it (``fresh``).
     """
 
     def __init__(
@@ -96,7 +98,10 @@ class LiveTables:
         self.presence_ttl = presence_ttl
         self.hits = 0
         self.applied = 0  # snapshots built from an event's change, without a read
+        self.reads = 0  # reads of a table from the database
         self._snapshots: OrderedDict[tuple[int, str], asyncio.Future] = OrderedDict()
+        # table id -> the last fresh read and when its thread started it (empty: waiting)
+        self._fresh: dict[int, tuple[asyncio.Future, list[float]]] = {}
         # table id -> (snapshot, when it was read, when its presence was read)
         self._frames: dict[int, tuple[selectors.TableSnapshot, float, float]] = {}
         self._renders: OrderedDict[tuple, str] = OrderedDict()
@@ -111,10 +116,12 @@ class LiveTables:
         hand_id: int | None = None,
         version: int | None = None,
         change: dict[str, Any] | None = None,
+        since: float | None = None,
     ) -> selectors.TableSnapshot:
-        """The table at ``event`` (None: a fresh read of everything, for this socket)."""
+        """The table at ``event``; without one, a fresh read of everything that started
+        after ``since`` (``fresh``)."""
         if event is None:
-            return await self._read(table_id, None)
+            return await self.fresh(table_id, since=time.monotonic() if since is None else since)
         key = (table_id, event)
         task = self._snapshots.get(key)
         if task is None:
@@ -150,15 +157,44 @@ class LiveTables:
                 return snapshot
         return await self._read(table_id, hand_id, entry[0] if entry is not None else None)
 
+    async def fresh(self, table_id: int, *, since: float) -> selectors.TableSnapshot:
+        """A read of the whole table that started after ``since`` (a monotonic time).
+
+        A socket that joined the table's group at ``since`` gets every change after such
+        a read from events, so the sockets connecting to a table together (a page load,
+        everybody coming back after a restart) share one read: one that is waiting for
+        a thread, or that started after they joined, is theirs too.
+        """
+        entry = self._fresh.get(table_id)
+        if entry is not None:
+            task, started = entry
+            failed = task.done() and (task.cancelled() or task.exception() is not None)
+            if not failed and (not started or started[0] >= since):
+                self.hits += 1
+                return await asyncio.shield(task)
+        started = []  # the thread that reads notes when it starts
+        task = asyncio.ensure_future(self._read(table_id, None, started=started))
+        self._fresh[table_id] = (task, started)
+        while len(self._fresh) > self.size:
+            self._fresh.pop(next(iter(self._fresh)))
+        return await asyncio.shield(task)
+
     async def _read(
         self,
         table_id: int,
         hand_id: int | None,
         frame: selectors.TableSnapshot | None = None,
+        *,
+        started: list[float] | None = None,
     ) -> selectors.TableSnapshot:
-        snapshot = await in_pool(selectors.table_snapshot)(
-            table_id=table_id, frame=frame, hand_id=hand_id
-        )
+        self.reads += 1
+
+        def read() -> selectors.TableSnapshot:
+            if started is not None:
+                started.append(time.monotonic())
+            return selectors.table_snapshot(table_id=table_id, frame=frame, hand_id=hand_id)
+
+        snapshot = await in_pool(read)()
         now = time.monotonic()
         self._frames[table_id] = (snapshot, now, now)
         return snapshot
@@ -368,12 +404,13 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
             return
         self.group = events.table_group(self.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        self.joined_at = time.monotonic()  # every change after this reaches the socket
         await self.join_user_group()
         await self.accept()
         if self._is_user():
             await in_pool(self._mark_present)()
             await events.presence_changed(self.table_id, self.user.pk, connected=True)
-        await self._send_table(full=True)
+        await self._send_table(full=True, since=self.joined_at)
         self.pinger = asyncio.create_task(self._ping_forever())
 
     def _may_watch(self) -> bool:
@@ -545,9 +582,15 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         hand_id: int | None = None,
         version: int | None = None,
         change: dict[str, Any] | None = None,
+        since: float | None = None,
     ) -> None:
         snapshot = await LIVE.snapshot(
-            self.table_id, event=event, hand_id=hand_id, version=version, change=change
+            self.table_id,
+            event=event,
+            hand_id=hand_id,
+            version=version,
+            change=change,
+            since=since,
         )
         if event is None:
             snapshot = await in_pool(self._after_overdue_timeout)(snapshot)

@@ -439,3 +439,30 @@ async def test_the_lobby_hears_a_new_table_and_a_filled_seat():
     frames = await frames_until(lobby, "seat-dot taken.*seat-dot taken")
     assert "Brand new table" in frames[-1]
     await lobby.disconnect()
+
+
+async def test_sockets_opening_together_share_one_read_and_a_later_one_sees_the_change():
+    """A page load reads the whole table; the sockets that open while a read waits for its
+    thread share it (each joined the table's group before it started), and a socket that
+    opens after a move reads again and shows it."""
+    g = await started_table()
+    joined = time.monotonic()
+    reads = LIVE.reads
+    first, second = await asyncio.gather(
+        LIVE.fresh(g.table.pk, since=joined), LIVE.fresh(g.table.pk, since=joined)
+    )
+    assert first is second and LIVE.reads == reads + 1
+    # One who joined before that read started may take it; it showed the hand as it was.
+    assert await LIVE.fresh(g.table.pk, since=joined) is first
+    assert first.hand.version == g.hand.version
+
+    move = g.state.legal_moves()[0]
+    await database_sync_to_async(services.hand_act)(
+        hand_id=g.hand.pk,
+        move={"type": "play", "cards": list(move.cards)},
+        version=g.hand.version,
+        user=g.by_seat[g.state.to_move],
+    )
+    later = await LIVE.fresh(g.table.pk, since=time.monotonic())
+    assert LIVE.reads == reads + 2
+    assert later.hand.version == g.hand.version + 1
