@@ -23,7 +23,6 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -64,19 +63,10 @@ SOCKETS_PER_USER, SOCKETS_PER_ADDRESS = 12, 40  # open at once, in one process
 CLOSE_LIMITED = 4429
 
 
-# Players' commands (moves above all) have threads of their own: a crowd of sockets
-# opening at once (a restart, an evening's start) queues its reads and renders in the
-# event loop's pool, and a move must not wait behind them.
-COMMANDS_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="pan-commands")
-
-
-def in_pool(
-    func: Callable[..., T], executor: ThreadPoolExecutor | None = None
-) -> Callable[..., Any]:
-    """Run ``func`` in the thread pool (or ``executor``), closing stale database
-    connections around it (``database_sync_to_async`` would queue every call of the
-    process on one thread)."""
-    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=executor)
+def in_pool(func: Callable[..., T]) -> Callable[..., Any]:
+    """Run ``func`` in the thread pool, closing stale database connections around it
+    (``database_sync_to_async`` would queue every call of the process on one thread)."""
+    return DatabaseSyncToAsync(func, thread_sensitive=False)
 
 
 class LiveTables:
@@ -507,7 +497,7 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
             await self._refuse(_("Log in to play or chat."))
             return
         try:
-            await in_pool(self._run, COMMANDS_POOL)(action, content)
+            await in_pool(self._run)(action, content)
         except services.Refused as refusal:
             await self._refuse(refusal.message)
             if refusal.resync:
