@@ -407,10 +407,9 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         self.joined_at = time.monotonic()  # every change after this reaches the socket
         await self.join_user_group()
         await self.accept()
+        await self._send_table(full=True, since=self.joined_at, arriving=True)
         if self._is_user():
-            await in_pool(self._mark_present)()
             await events.presence_changed(self.table_id, self.user.pk, connected=True)
-        await self._send_table(full=True, since=self.joined_at)
         self.pinger = asyncio.create_task(self._ping_forever())
 
     def _may_watch(self) -> bool:
@@ -583,7 +582,10 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         version: int | None = None,
         change: dict[str, Any] | None = None,
         since: float | None = None,
+        arriving: bool = False,
     ) -> None:
+        """Send this viewer the table at ``event`` (None: as a fresh read shows it, after
+        ``since``); ``arriving``: the socket just opened, and marks its user present."""
         snapshot = await LIVE.snapshot(
             self.table_id,
             event=event,
@@ -592,23 +594,27 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
             change=change,
             since=since,
         )
-        if event is None:
-            snapshot = await in_pool(self._after_overdue_timeout)(snapshot)
         if snapshot.position < self.position and not full:
             return
         if full:  # the seats, whose tools depend on the viewer's rights (a query)
-            html = await in_pool(self._render_table)(snapshot, full, event)
+            html = await in_pool(self._render_full)(snapshot, event, arriving)
         else:  # a move: rendered from the snapshot alone, here in the event loop
             html = self._render_table(snapshot, full, event)
         await self.send(text_data=html)
 
-    def _after_overdue_timeout(self, snapshot: selectors.TableSnapshot) -> selectors.TableSnapshot:
-        """Layer 1 of the clock: an overdue timeout is applied before the table is shown."""
+    def _render_full(
+        self, snapshot: selectors.TableSnapshot, event: str | None, arriving: bool
+    ) -> str:
+        """Everything of the table for this viewer, in one trip to the pool: on a fresh
+        read the clock's layer 1 first (an overdue timeout is applied before the table
+        is shown), and a socket that just opened marks its user present."""
+        if arriving and self._is_user():
+            self._mark_present()
         hand = snapshot.hand
         overdue = hand is not None and hand.deadline is not None and hand.deadline <= timezone.now()
-        if overdue and services.hand_check_deadline(hand_id=hand.pk):
-            return selectors.table_snapshot(table_id=self.table_id)
-        return snapshot
+        if event is None and overdue and services.hand_check_deadline(hand_id=hand.pk):
+            snapshot = selectors.table_snapshot(table_id=self.table_id)
+        return self._render_table(snapshot, True, event)
 
     def _render_table(
         self, snapshot: selectors.TableSnapshot, full: bool, event: str | None

@@ -466,3 +466,17 @@ async def test_sockets_opening_together_share_one_read_and_a_later_one_sees_the_
     later = await LIVE.fresh(g.table.pk, since=time.monotonic())
     assert LIVE.reads == reads + 2
     assert later.hand.version == g.hand.version + 1
+
+
+async def test_opening_a_table_whose_clock_ran_out_shows_the_timeout_applied():
+    """Layer 1 of the clock: a page opened after the deadline, before any ticker applied
+    it, shows the hand ended on time, never a clock at zero still waiting."""
+    g = await started_table()
+    past = g.hand.turn_started_at - timedelta(seconds=1)
+    await database_sync_to_async(Hand.objects.filter(pk=g.hand.pk).update)(deadline=past)
+    ws = await connect(f"/ws/tables/{g.table.pk}/", g.by_seat[1 - g.state.to_move])
+    frame = "".join(await frames_until(ws, 'id="seats"'))
+    assert 'data-testid="outcome"' in frame
+    hand = await database_sync_to_async(Hand.objects.get)(pk=g.hand.pk)
+    assert hand.outcome is not None and hand.outcome["reason"] == "timeout"
+    await ws.disconnect()
