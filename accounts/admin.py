@@ -36,7 +36,7 @@ from accounts.forms import (
 )
 from accounts.models import AuditLog, Report, User
 from accounts.notices import is_permanent
-from games.services import Refused
+from core.errors import Refused
 
 MODERATION_FIELDS = ("banned_until", "ban_reason", "muted_until", "mute_reason")
 SUPERUSER_ONLY_FIELDS = ("is_staff", "is_superuser", "groups", "user_permissions")

@@ -4,7 +4,7 @@ One service per moderator action (DESIGN.md, house style 2). Each takes the mode
 as ``by``, checks his permission, runs in one transaction holding the row lock of what
 it changes, writes exactly one :class:`AuditLog` entry in that transaction, and sends
 its events after the commit. A missing permission raises ``PermissionDenied``; an
-action that cannot be taken (nothing to do, bad input) raises ``games.services.Refused``.
+action that cannot be taken (nothing to do, bad input) raises ``core.errors.Refused``.
 Both carry a message a moderator can read.
 
 Lock order: the user row first, then a table's rows in the order games.services uses
@@ -38,10 +38,11 @@ from django.utils.translation import gettext as _
 
 from accounts.models import AuditLog, Report, User
 from accounts.notices import PERMANENT
+from core import broadcast
+from core.errors import Refused
 from games import events
 from games import services as games_services
 from games.models import ChatMessage, Hand, Match, Seat, Table
-from games.services import Refused
 
 PERM_BAN = "accounts.ban_user"
 PERM_MUTE = "accounts.mute_user"
@@ -152,7 +153,7 @@ def _end_sessions(user: User) -> int:
 
 def _kick_on_commit(user_id: int, why: str) -> None:
     """Close every open socket of the user, after a notice saying why."""
-    events.user_event_on_commit(user_id, {"type": "user.kick", "why": why})
+    broadcast.user_event_on_commit(user_id, {"type": "user.kick", "why": why})
 
 
 # --- bans, mutes, sessions ---------------------------------------------------------------------
@@ -259,7 +260,7 @@ def user_mute(
             reason=reason,
             details={"until": _until_json(target.muted_until)},
         )
-        events.user_event_on_commit(target.pk, {"type": "user.mute_changed"})
+        broadcast.user_event_on_commit(target.pk, {"type": "user.mute_changed"})
     return target
 
 
@@ -276,7 +277,7 @@ def user_unmute(*, by: User, user_id: int, reason: str = "") -> User:
         target.mute_reason = ""
         target.save(update_fields=["muted_until", "mute_reason"])
         audit_record(actor=by, action=AuditLog.Action.UNMUTE, target_user=target, reason=reason)
-        events.user_event_on_commit(target.pk, {"type": "user.mute_changed"})
+        broadcast.user_event_on_commit(target.pk, {"type": "user.mute_changed"})
     return target
 
 
@@ -345,7 +346,7 @@ def user_auto_mute(
             reason=target.mute_reason,
             details={"until": until.isoformat(), "minutes": int(duration.total_seconds() // 60)},
         )
-        events.user_event_on_commit(target.pk, {"type": "user.mute_changed"})
+        broadcast.user_event_on_commit(target.pk, {"type": "user.mute_changed"})
     return target
 
 
@@ -591,7 +592,7 @@ def table_remove_player(*, by: User, table_id: int, user_id: int, reason: str) -
             table=table,
             reason=reason,
         )
-        events.user_event_on_commit(
+        broadcast.user_event_on_commit(
             target.pk,
             {"type": "user.notice", "kind": "removed", "table": table.name, "reason": reason},
         )

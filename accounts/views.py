@@ -12,7 +12,7 @@ from django.views.i18n import set_language as django_set_language
 from accounts import moderation, selectors, services
 from accounts.forms import AccountSettingsForm, ReportForm
 from accounts.models import User
-from games.services import Refused
+from core.errors import Refused
 
 
 def profile(request: HttpRequest, username: str) -> HttpResponse:

@@ -1,6 +1,6 @@
 """The websocket edge of moderation, shared by the table and lobby consumers.
 
-Every socket of a signed-in user joins the group ``user-<id>`` (``events.user_group``).
+Every socket of a signed-in user joins the group ``user-<id>`` (``core.broadcast.user_group``).
 Moderation reaches all of them at once through it: a ban or a log-out-everywhere
 sends a notice saying why and closes the socket (code 4403, which htmx's ws extension
 does not reconnect on); a mute re-renders the table page's mute notice; a removal from
@@ -20,7 +20,8 @@ from django.utils.translation import gettext as _
 
 from accounts import notices
 from accounts.models import User
-from games import events, selectors, services
+from core import broadcast
+from games import selectors, services
 from games.models import Table
 
 CLOSE_BANNED = 4403
@@ -82,7 +83,7 @@ class UserSocketMixin:
     async def join_user_group(self) -> None:
         user = self._socket_user()
         if user is not None:
-            self.user_group_name = events.user_group(user.pk)
+            self.user_group_name = broadcast.user_group(user.pk)
             await self.channel_layer.group_add(self.user_group_name, self.channel_name)
 
     async def leave_user_group(self) -> None:

@@ -6,24 +6,23 @@ commits (Zulip's ``send_event_on_commit``), so a rolled-back change is never see
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import random
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+
+from core.broadcast import send_on_commit
+from core.tasks import task_on_commit, task_send
 
 if TYPE_CHECKING:
     from games.models import Hand, MatchPlayer
 
-logger = logging.getLogger(__name__)
-
 LOBBY_GROUP = "lobby"
+# The tasks (games.tasks) by their registered names: events never import the tasks module.
+TASK_BOT_ACT, TASK_NEXT_HAND = "games.bot_act", "games.match_next_hand"
 BOT_DELAY = (0.6, 1.4)  # seconds: a short, human-like pause before a bot acts
 
 
@@ -31,44 +30,10 @@ def table_group(table_id: int) -> str:
     return f"table-{table_id}"
 
 
-def user_group(user_id: int) -> str:
-    """Every open socket (table or lobby) of one signed-in user: moderation reaches them all."""
-    return f"user-{user_id}"
-
-
-def user_event_on_commit(user_id: int, event: dict) -> None:
-    """Send ``event`` to every open socket of a user once the transaction commits."""
-    transaction.on_commit(lambda: _group_send(user_group(user_id), event))
-
-
-def _group_send(group: str, event: dict) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        if _loop_runs_here():
-            # A sync caller inside a running loop (a test driving a browser): asgiref
-            # refuses to block that loop's thread, so the send gets a thread of its own.
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                pool.submit(async_to_sync(layer.group_send), group, event).result()
-        else:
-            async_to_sync(layer.group_send)(group, event)
-    except Exception:  # a broadcast failure must not undo a committed move
-        logger.exception("group_send to %s failed", group)
-
-
-def _loop_runs_here() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
 def lobby_changed_on_commit() -> None:
     """Tell the lobby's sockets; the id lets one process render the change once per language."""
     event = {"type": "lobby.changed", "id": uuid.uuid4().hex}
-    transaction.on_commit(lambda: _group_send(LOBBY_GROUP, event))
+    send_on_commit(LOBBY_GROUP, event)
 
 
 def table_changed_on_commit(
@@ -97,7 +62,7 @@ def table_changed_on_commit(
         "id": uuid.uuid4().hex,
         "change": hand_change(moved) if moved is not None and moved.outcome is None else None,
     }
-    transaction.on_commit(lambda: _group_send(table_group(table_id), event))
+    send_on_commit(table_group(table_id), event)
 
 
 def hand_change(hand: Hand) -> dict:
@@ -124,7 +89,7 @@ async def presence_changed(table_id: int, user_id: int, *, connected: bool) -> N
 
 
 def chat_changed_on_commit(table_id: int) -> None:
-    transaction.on_commit(lambda: _group_send(table_group(table_id), {"type": "chat.changed"}))
+    send_on_commit(table_group(table_id), {"type": "chat.changed"})
 
 
 def hand_changed_on_commit(
@@ -154,14 +119,8 @@ def schedule_bot_if_needed_on_commit(
 
 
 def schedule_next_hand_on_commit(match_id: int, after_number: int, *, delay: float) -> None:
-    from games import tasks
-
-    transaction.on_commit(
-        lambda: tasks.match_next_hand_task.apply_async((match_id, after_number), countdown=delay)
-    )
+    task_on_commit(TASK_NEXT_HAND, (match_id, after_number), countdown=delay)
 
 
 def schedule_bot(hand_id: int, version: int, delay: float) -> None:
-    from games import tasks
-
-    tasks.bot_act_task.apply_async((hand_id, version), countdown=delay)
+    task_send(TASK_BOT_ACT, (hand_id, version), countdown=delay)

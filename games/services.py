@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from core.errors import Refused
 from games import events, ratings, rows
 from games.engine import (
     HandState,
@@ -67,15 +68,6 @@ CHAT_MAX_LENGTH = 300
 CHAT_RATE = (5, 10)  # at most 5 messages in 10 seconds
 NEXT_HAND_DELAY = 4.0  # seconds the result of a hand stays on screen
 TABLE_NAME_MAX = 60
-
-
-class Refused(Exception):
-    """A refusal a player can read; the state did not change."""
-
-    def __init__(self, message: str, *, resync: bool = False) -> None:
-        super().__init__(message)
-        self.message = message
-        self.resync = resync
 
 
 # --- tables and seats -----------------------------------------------------------------

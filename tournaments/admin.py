@@ -15,8 +15,8 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.errors import Refused
 from games.admin import ReadOnlyInline
-from games.services import Refused
 from tournaments import services
 from tournaments.forms import TournamentForm
 from tournaments.models import Tournament, TournamentAnnouncement, TournamentEntry

@@ -16,10 +16,13 @@ from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from games import events as game_events
+from core.broadcast import send_on_commit, user_event_on_commit
+from core.tasks import task_on_commit
 
 logger = logging.getLogger(__name__)
 
+# The tasks (tournaments.tasks) by their registered names: events never import tasks.
+TASK_START, TASK_ADVANCE = "tournaments.start", "tournaments.advance"
 FOLLOW_MOVED, FOLLOW_SEATED, FOLLOW_ELIMINATED = "moved", "seated", "eliminated"
 
 
@@ -30,33 +33,23 @@ def tournament_group(tournament_id: int) -> str:
 def tournament_changed_on_commit(tournament_id: int) -> None:
     """Every open tournament page re-renders its standings, tables and status."""
     event = {"type": "tournament.changed", "tournament": tournament_id}
-    transaction.on_commit(lambda: game_events._group_send(tournament_group(tournament_id), event))
+    send_on_commit(tournament_group(tournament_id), event)
 
 
 def user_follow_on_commit(user_id: int, tournament_id: int, *, kind: str) -> None:
     """Every open page of the user goes where the tournament put him (his new table,
     or the tournament page once he is eliminated)."""
-    game_events.user_event_on_commit(
+    user_event_on_commit(
         user_id, {"type": "user.follow", "tournament": tournament_id, "kind": kind}
     )
 
 
 def schedule_advance_on_commit(tournament_id: int, *, countdown: float = 0.0) -> None:
-    from tournaments import tasks
-
-    transaction.on_commit(
-        lambda: tasks.tournament_advance_task.apply_async(
-            (tournament_id,), countdown=max(0.0, countdown)
-        )
-    )
+    task_on_commit(TASK_ADVANCE, (tournament_id,), countdown=max(0.0, countdown))
 
 
 def schedule_start_on_commit(tournament_id: int, *, eta: datetime) -> None:
-    from tournaments import tasks
-
-    transaction.on_commit(
-        lambda: tasks.tournament_start_task.apply_async((tournament_id,), eta=eta)
-    )
+    task_on_commit(TASK_START, (tournament_id,), eta=eta)
 
 
 def cancelled_mail_on_commit(tournament_id: int) -> None:

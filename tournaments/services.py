@@ -1,7 +1,7 @@
 """Every change of state of a tournament: one function per action (DESIGN.md).
 
 Each service runs in one transaction and says which locks it takes; a refusal raises
-``games.services.Refused`` and changes nothing. Broadcasts, tasks and mail leave after
+``core.errors.Refused`` and changes nothing. Broadcasts, tasks and mail leave after
 the commit (``tournaments.events``). Everything a tournament knows lives in the
 database (entries, their letters and tables, the games rows), and every step is
 derived from it again, so each step is safe to repeat and a restarted worker loses
@@ -38,11 +38,11 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from accounts.moderation import may
+from core.errors import Refused
 from games import services as games
 from games.engine import PROFILES, Rules
 from games.engine.rules import MAX_ACTIONS_MAX, MAX_ACTIONS_MIN
 from games.models import BotLevel, Hand, Match, MatchPlayer
-from games.services import Refused
 from tournaments import events
 from tournaments.models import (
     PAN,

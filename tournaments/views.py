@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from games.services import Refused
+from core.errors import Refused
 from tournaments import selectors, services
 from tournaments.forms import TournamentForm
 from tournaments.models import Tournament

@@ -8,7 +8,8 @@ import asyncio
 import pytest
 from channels.layers import get_channel_layer
 
-from games.events import _group_send, table_group
+from core.broadcast import group_send as _group_send
+from games.events import table_group
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 

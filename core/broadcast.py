@@ -1,0 +1,58 @@
+"""Group events that leave after a commit (Zulip's ``send_event_on_commit``).
+
+Called inside a service's transaction; nothing is sent until the transaction commits,
+so a rolled-back change is never seen. A failed send is logged, never raised: it must
+not undo what was committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+
+def user_group(user_id: int) -> str:
+    """Every open socket (table, lobby or tournament) of one signed-in user."""
+    return f"user-{user_id}"
+
+
+def send_on_commit(group: str, event: dict) -> None:
+    """Send ``event`` to ``group`` once the current transaction commits (now, outside one)."""
+    transaction.on_commit(lambda: group_send(group, event))
+
+
+def user_event_on_commit(user_id: int, event: dict) -> None:
+    """Send ``event`` to every open socket of a user once the transaction commits."""
+    send_on_commit(user_group(user_id), event)
+
+
+def group_send(group: str, event: dict) -> None:
+    """Send now, from sync code (a service after its commit, a worker, a test)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        if _loop_runs_here():
+            # A sync caller inside a running loop (a test driving a browser): asgiref
+            # refuses to block that loop's thread, so the send gets a thread of its own.
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                pool.submit(async_to_sync(layer.group_send), group, event).result()
+        else:
+            async_to_sync(layer.group_send)(group, event)
+    except Exception:  # a broadcast failure must not undo a committed change
+        logger.exception("group_send to %s failed", group)
+
+
+def _loop_runs_here() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

@@ -1,0 +1,15 @@
+"""The one refusal every service raises: the user reads its message, nothing changed."""
+
+from __future__ import annotations
+
+
+class Refused(Exception):
+    """A refusal a user can read; the state did not change.
+
+    ``resync``: the client's view is behind (the table page asks for a fresh render).
+    """
+
+    def __init__(self, message: str, *, resync: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.resync = resync
