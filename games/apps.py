@@ -5,3 +5,8 @@ from django.utils.translation import gettext_lazy as _
 class GamesConfig(AppConfig):
     name = "games"
     verbose_name = _("Games")
+
+    def ready(self) -> None:
+        from games import ratings, signals
+
+        signals.match_finished.connect(ratings.on_match_finished, dispatch_uid="ratings")

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from accounts import notices
 from accounts.models import User
-from core import broadcast
+from core import broadcast, fragments
 from games import selectors, services
 from games.models import Table
 
@@ -108,11 +108,11 @@ class UserSocketMixin:
 
     async def user_follow(self, event: dict[str, Any]) -> None:
         """A tournament seated, moved or eliminated this user: the page goes where he plays
-        now (tournaments.events); every socket of his must handle it, or it would close."""
-        from tournaments.renderers import follow_fragment
-
-        html = await database_sync_to_async(follow_fragment)(event, self.language)
-        await self.send(text_data=html)
+        now (tournaments.events); every socket of his must handle it, or it would close.
+        The fragment is the tournament's (``core.fragments``)."""
+        html = await database_sync_to_async(fragments.render)(event, self.language)
+        if html:
+            await self.send(text_data=html)
 
     async def user_notice(self, event: dict[str, Any]) -> None:
         if event.get("kind") == "removed":

@@ -49,6 +49,9 @@ class Table(models.Model):
     increment_seconds = models.PositiveIntegerField(_("seconds added per action"), default=2)
     is_public = models.BooleanField(_("public"), default=True)
     rated = models.BooleanField(_("rated"), default=True)
+    # Seated and dealt by a floor above games (a tournament): no casual seating command
+    # applies, no next hand is dealt here, and its matches are not rated.
+    managed = models.BooleanField(_("managed by a tournament"), default=False)
     invite_token = models.CharField(max_length=32, default=new_invite_token, unique=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -57,7 +57,7 @@ def _rated_players(match: Match) -> tuple[list[MatchPlayer], int]:
     table = match.table
     if match.status != Match.Status.FINISHED or not table.rated:
         return [], 0
-    if hasattr(table, "tournament_table"):
+    if table.managed:  # a tournament's match: its places are the tournament's
         return [], 0
     players = list(match.players.all())
     people = [p for p in players if p.user_id is not None and p.place is not None]
@@ -121,8 +121,13 @@ def match_rate(*, match: Match) -> list[RatingChange]:
         return changes
 
 
+def on_match_finished(sender: object, *, match: Match, **kwargs: object) -> None:
+    """``games.signals.match_finished``: rate the match (an unrated or managed one: nothing)."""
+    match_rate(match=match)
+
+
 def _counting(matches: QuerySet[Match]) -> QuerySet[Match]:
-    return matches.select_related("table__tournament_table").prefetch_related("players")
+    return matches.select_related("table").prefetch_related("players")
 
 
 def rated_matches() -> list[Match]:
@@ -132,7 +137,7 @@ def rated_matches() -> list[Match]:
             Match.objects.filter(
                 status=Match.Status.FINISHED,
                 table__rated=True,
-                table__tournament_table__isnull=True,
+                table__managed=False,
             )
         ).order_by("finished_at", "pk")
     )

@@ -751,7 +751,7 @@ def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
             user=user,
             place__isnull=False,
             match__status=Match.Status.FINISHED,
-            match__table__tournament_table__isnull=True,
+            match__table__managed=False,
         )
         .annotate(size=Subquery(_match_size))
         .select_related("match__table")

@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from core.errors import Refused
-from games import events, ratings, rows
+from games import events, ratings, rows, signals
 from games.engine import (
     HandState,
     IllegalMove,
@@ -167,7 +167,7 @@ def table_leave(*, table_id: int, user: User) -> None:
         seat = table.seats.select_for_update().filter(user=user).first()
         if seat is None:
             raise Refused(_("You have no seat at this table."))
-        if in_tournament(table.pk):
+        if table.managed:
             raise Refused(_("A tournament seat cannot be left: an absent player loses on time."))
         if table.status == Table.Status.PLAYING:
             seat.bot_level = BotLevel.GREEDY
@@ -464,19 +464,20 @@ def _record(
 def _finish_hand(hand: Hand, state: HandState, *, now: datetime) -> None:
     """Give the loser his letter; end the match at PAN, else deal again after a pause.
 
-    At a tournament table the tournament decides what comes next (the table stays in
-    play for it): ``tournaments.services.tournament_hand_finished``, in this transaction.
+    A managed table's organiser (a tournament) decides what comes next: it hears of the
+    hand through ``signals.hand_finished``, in this transaction, and the table stays in
+    play for it.
     """
     match = Match.objects.select_for_update().get(pk=hand.match_id)
     after = match.match_state.after_hand(state.outcome)
     match.state = after.to_json()
-    tournament = in_tournament(match.table_id)
+    managed = Table.objects.filter(pk=match.table_id, managed=True).exists()
     if after.is_over:
         match.status = Match.Status.FINISHED
         match.finished_at = now
         for place, seat in after.ranking():
             match.players.filter(seat=seat).update(place=place)
-        if not tournament:
+        if not managed:
             Table.objects.filter(pk=match.table_id).update(
                 status=Table.Status.FINISHED, updated_at=now
             )
@@ -484,14 +485,10 @@ def _finish_hand(hand: Hand, state: HandState, *, now: datetime) -> None:
     match.save()
     if after.is_over:
         events.table_changed_on_commit(match.table_id)  # the ranking, the seats' controls
-    if after.is_over and not tournament:
-        ratings.match_rate(match=match)
+        signals.match_finished.send(sender=Match, match=match, now=now)
     hand.match = match
-    if tournament:
-        from tournaments.services import tournament_hand_finished
-
-        tournament_hand_finished(hand=hand, now=now)
-    elif not after.is_over:
+    signals.hand_finished.send(sender=Hand, hand=hand, now=now, managed=managed)
+    if not managed and not after.is_over:
         events.schedule_next_hand_on_commit(match.pk, hand.number, delay=NEXT_HAND_DELAY)
 
 
@@ -502,7 +499,7 @@ def match_next_hand(
     now = now or timezone.now()
     with transaction.atomic():
         match = Match.objects.select_for_update().select_related("table").get(pk=match_id)
-        if match.status != Match.Status.PLAYING or in_tournament(match.table_id):
+        if match.status != Match.Status.PLAYING or match.table.managed:
             return None  # a tournament deals its own tables (tournament_hand_deal)
         last = match.hands.order_by("-number").first()
         if last is None or last.number != after_number or not last.is_over:
@@ -764,13 +761,6 @@ class SeatedPlayer:
     letters: int
 
 
-def in_tournament(table_id: int) -> bool:
-    """Whether the table belongs to a tournament (which then decides what it does next)."""
-    from tournaments.models import TournamentTable
-
-    return TournamentTable.objects.filter(table_id=table_id).exists()
-
-
 def tournament_table_create(
     *,
     owner: User,
@@ -791,6 +781,7 @@ def tournament_table_create(
         base_seconds=base_seconds,
         increment_seconds=increment_seconds,
         is_public=True,
+        managed=True,
         status=Table.Status.PLAYING,
     )
     Seat.objects.bulk_create(Seat(table=table, position=p) for p in range(seats))

@@ -5,3 +5,11 @@ from django.utils.translation import gettext_lazy as _
 class TournamentsConfig(AppConfig):
     name = "tournaments"
     verbose_name = _("Tournaments")
+
+    def ready(self) -> None:
+        from core import fragments
+        from games import signals
+        from tournaments import renderers, services
+
+        signals.hand_finished.connect(services.on_hand_finished, dispatch_uid="tournaments")
+        fragments.register("user.follow", renderers.follow_fragment)

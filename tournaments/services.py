@@ -330,11 +330,19 @@ def tournament_start(
 # --- hands, eliminations, the end -------------------------------------------------------
 
 
+def on_hand_finished(
+    sender: object, *, hand: Hand, now: datetime, managed: bool, **kwargs: object
+) -> None:
+    """``games.signals.hand_finished``: a hand at one of our tables is a tournament's."""
+    if managed:
+        tournament_hand_finished(hand=hand, now=now)
+
+
 def tournament_hand_finished(*, hand: Hand, now: datetime) -> None:
     """A hand at a tournament table is over: its players' letters become their tournament
     letters, and a player who completes P-A-N is eliminated at once and leaves the table.
 
-    Called by ``games.services._finish_hand`` inside the hand's transaction, with the hand
+    Heard from ``games.signals.hand_finished`` inside the hand's transaction, with the hand
     and its match locked (and the match's letters updated); takes the tournament's lock.
     What the table does next (deal, balance, close) is left to ``tournament_advance``,
     scheduled after the pause between hands.

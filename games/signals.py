@@ -1,0 +1,19 @@
+"""What games publishes for the floors above it (tournaments) and beside it (ratings).
+
+Games never imports its subscribers: they connect in their ``AppConfig.ready()``. Both
+signals are sent inside the transaction that finished the hand, with the hand and its
+match locked, so a receiver's writes commit or roll back with the hand; a receiver that
+raises undoes the hand's end too.
+"""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+# A hand ended with a result. Keyword arguments: ``hand`` (saved, with ``hand.match``
+# locked and saved), ``now``, ``managed`` (the table is a tournament's, Table.managed).
+# The match may have ended with it (``hand.match.status``).
+hand_finished = Signal()
+
+# A match ended (someone completed P-A-N). Keyword arguments: ``match``, ``now``.
+match_finished = Signal()
