@@ -14,6 +14,7 @@ from accounts.moderation import may
 from games.engine import LETTERS
 from games.models import BotLevel, Hand, Match
 from games.selectors import bot_label, rules_summary, time_control_label
+from tournaments.formats import format_of
 from tournaments.models import (
     PAN,
     Tournament,
@@ -85,8 +86,8 @@ class TableRow:
 
 @dataclass(frozen=True)
 class Standings:
-    players_in: list[StandingRow]  # by fewest letters
-    eliminated: list[StandingRow]  # by place
+    players_in: list[StandingRow]  # in the format's order (rolling elimination: fewest letters)
+    eliminated: list[StandingRow]  # in the format's order (rolling elimination: by place)
     tables: list[TableRow]
     winner: StandingRow | None
     is_final: bool
@@ -139,18 +140,19 @@ def tournament_page(
 
 
 def tournament_standings(*, tournament: Tournament, viewer: User | None) -> Standings:
-    """Players still in by fewest letters, then the eliminated by place; the open tables."""
+    """Players still in, then the eliminated, in the order of the tournament's format
+    (the rolling elimination: by fewest letters, then by place); the open tables."""
     viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
     links = {
         link.pk: link
         for link in TournamentTable.objects.filter(tournament=tournament, closed_at__isnull=True)
     }
-    rows_in: list[StandingRow] = []
-    rows_out: list[StandingRow] = []
     by_table: dict[int, list[StandingRow]] = {pk: [] for pk in links}
-    for entry in tournament.entries.all():
+    rows: dict[int, StandingRow] = {}
+    entries = list(tournament.entries.all())
+    for entry in entries:
         link = links.get(entry.table_id) if entry.table_id else None
-        row = StandingRow(
+        row = rows[entry.pk] = StandingRow(
             entry_id=entry.pk,
             name=entry.display_name,
             is_bot=bool(entry.bot_level),
@@ -162,11 +164,11 @@ def tournament_standings(*, tournament: Tournament, viewer: User | None) -> Stan
             disqualified=entry.disqualified,
             is_me=viewer_id is not None and entry.user_id == viewer_id,
         )
-        (rows_in if entry.eliminated_at is None else rows_out).append(row)
         if link is not None:
             by_table[link.pk].append(row)
-    rows_in.sort(key=lambda r: (len(r.letters), r.name.lower()))  # "P", "PA": fewest first
-    rows_out.sort(key=lambda r: (r.place or 0, r.name.lower()))
+    ranking = format_of(tournament).standings(entries)
+    rows_in = [rows[e.pk] for e in ranking.players_in]
+    rows_out = [rows[e.pk] for e in ranking.out]
     hands = _hands_by_table(tournament)
     tables = [
         TableRow(

@@ -7,6 +7,11 @@ database (entries, their letters and tables, the games rows), and every step is
 derived from it again, so each step is safe to repeat and a restarted worker loses
 nothing.
 
+The rules of the tournament's format (how players sit, who goes out, what the tables do
+between hands, when it is over) are not here: the services call the format through
+``tournaments.formats.TournamentFormat``, and the format works on the rows through
+``tournaments.play``.
+
 Lock order, free of deadlocks with the games services: **hand, match, tournament**,
 then the rows of tables between hands (table, seats, match).
 
@@ -24,15 +29,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import secrets
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TypeVar
 
 from django.db import transaction
-from django.db.models import Max, Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -42,26 +45,16 @@ from core.errors import Refused
 from games import services as games
 from games.engine import PROFILES, Rules
 from games.engine.rules import MAX_ACTIONS_MAX, MAX_ACTIONS_MIN
-from games.models import BotLevel, Hand, Match, MatchPlayer
-from tournaments import events
+from games.models import BotLevel, Hand, Match
+from tournaments import events, play
+from tournaments.formats import AdvanceReport, format_of
 from tournaments.models import (
-    PAN,
     Tournament,
     TournamentAnnouncement,
     TournamentEntry,
     TournamentTable,
 )
-from tournaments.seating import (
-    MAX_PLAYERS,
-    MAX_SEATS,
-    MIN_PLAYERS,
-    MIN_SEATS,
-    Break,
-    Move,
-    balance_plan,
-    elimination_place,
-    table_sizes,
-)
+from tournaments.seating import MAX_PLAYERS, MAX_SEATS, MIN_PLAYERS, MIN_SEATS
 
 logger = logging.getLogger(__name__)
 
@@ -119,17 +112,6 @@ class TournamentSettings:
             bots_allowed=tournament.bots_allowed,
             seconds_between_hands=tournament.seconds_between_hands,
         )
-
-
-@dataclass
-class AdvanceReport:
-    """What one ``tournament_advance`` did (for logs, tests and the benchmark)."""
-
-    moved: int = 0  # players moved by balancing
-    started: int = 0  # matches started (a table's seating changed, or after a PAN)
-    dealt: int = 0  # next hands dealt
-    closed: int = 0  # tables closed
-    held: int = 0  # tables between hands kept waiting for a balancing step
 
 
 # --- create, edit, register -------------------------------------------------------------
@@ -272,8 +254,9 @@ def tournament_start(
     staff member). Safe to repeat: only a scheduled tournament that is due starts.
 
     With fewer registrants than the minimum it is cancelled and they are told by e-mail.
-    Otherwise the players sit at random at as few tables as hold them, as evenly as
-    possible, and every table deals at once. Locks the tournament.
+    Otherwise it runs, and its format seats the players and starts play (the rolling
+    elimination: at random at as few tables as hold them, as evenly as possible, every
+    table dealing at once). Locks the tournament.
     """
     now = now or timezone.now()
     if by is not None:
@@ -290,39 +273,10 @@ def tournament_start(
         if len(entries) < tournament.min_players:
             _cancel(tournament, now=now, cause=CAUSE_TOO_FEW)
             return tournament
-        secrets.SystemRandom().shuffle(entries)
-        links: list[TournamentTable] = []
-        rest = iter(entries)
-        rules = tournament.rules
-        for number, size in enumerate(table_sizes(len(entries), tournament.seats_per_table), 1):
-            table = games.tournament_table_create(
-                owner=tournament.created_by,
-                name=f"{tournament.name[:50]} #{number}",
-                rules=rules,
-                profile=tournament.profile,
-                seats=tournament.seats_per_table,
-                base_seconds=tournament.base_seconds,
-                increment_seconds=tournament.increment_seconds,
-            )
-            link = TournamentTable.objects.create(tournament=tournament, table=table, number=number)
-            links.append(link)
-            for position in range(size):
-                entry = next(rest)
-                entry.table, entry.position = link, position
-        TournamentEntry.objects.bulk_update(entries, ["table", "position"])
         tournament.status = Tournament.Status.RUNNING
         tournament.started_at = now
         tournament.save(update_fields=["status", "started_at"])
-        for link in links:
-            players = [_seated(e) for e in entries if e.table_id == link.pk]
-            games.tournament_table_seat(table=link.table, players=players)
-            if len(players) >= MIN_SEATS:
-                games.tournament_match_start(table=link.table, players=players, now=now)
-        for entry in entries:
-            if entry.user_id:
-                events.user_follow_on_commit(
-                    entry.user_id, tournament.pk, kind=events.FOLLOW_SEATED
-                )
+        format_of(tournament).start(tournament, entries, now=now)
         events.tournament_changed_on_commit(tournament.pk)
     return tournament
 
@@ -339,325 +293,50 @@ def on_hand_finished(
 
 
 def tournament_hand_finished(*, hand: Hand, now: datetime) -> None:
-    """A hand at a tournament table is over: its players' letters become their tournament
-    letters, and a player who completes P-A-N is eliminated at once and leaves the table.
+    """A hand at a tournament table is over: the tournament's format carries its result
+    (the rolling elimination: its players' letters become their tournament letters, and
+    a player who completes P-A-N is eliminated at once and leaves the table).
 
     Heard from ``games.signals.hand_finished`` inside the hand's transaction, with the hand
     and its match locked (and the match's letters updated); takes the tournament's lock.
     What the table does next (deal, balance, close) is left to ``tournament_advance``,
     scheduled after the pause between hands.
     """
-    match = hand.match
-    link = TournamentTable.objects.get(table_id=match.table_id)
+    link = TournamentTable.objects.get(table_id=hand.match.table_id)
     tournament = _locked(link.tournament_id)
     if not tournament.is_live:
         return
-    letters = match.match_state.letters
-    seat_of = dict(match.players.values_list("table_position", "seat"))
-    eliminated = []
-    for entry in link.entries.select_for_update().filter(eliminated_at__isnull=True):
-        seat = seat_of.get(entry.position)
-        if seat is None:
-            continue
-        if entry.letters != letters[seat]:
-            entry.letters = letters[seat]
-            entry.save(update_fields=["letters"])
-        if entry.letters >= PAN:
-            eliminated.append(entry)
-    if eliminated:
-        _eliminate(tournament, eliminated, now=now)
+    format_of(tournament).hand_finished(tournament, table=link, hand=hand, now=now)
     events.tournament_changed_on_commit(tournament.pk)
     events.schedule_advance_on_commit(
         tournament.pk, countdown=0.0 if tournament.is_over else tournament.seconds_between_hands
     )
 
 
-def _eliminate(
-    tournament: Tournament,
-    entries: list[TournamentEntry],
-    *,
-    now: datetime,
-    disqualified: bool = False,
-    reason: str = "",
-) -> None:
-    """Take ``entries`` out at ``now`` (tournament locked): they leave their seats; their
-    place is one more than the players still in, shared by all eliminated at ``now``. With
-    one player left, he wins and the tournament is over."""
-    for entry in entries:
-        link = entry.table
-        if link is not None:
-            games.tournament_seat_vacate(table_id=link.table_id, position=entry.position)
-        entry.eliminated_at = now
-        entry.disqualified = disqualified
-        entry.disqualify_reason = reason
-        entry.table, entry.position = None, None
-        entry.save(
-            update_fields=[
-                "eliminated_at",
-                "disqualified",
-                "disqualify_reason",
-                "table",
-                "position",
-            ]
-        )
-        if entry.user_id:
-            events.user_follow_on_commit(
-                entry.user_id, tournament.pk, kind=events.FOLLOW_ELIMINATED
-            )
-    # Places follow the moments of elimination, not the order in which concurrent hands
-    # took the lock: an elimination committed just before, at a later moment, is re-placed.
-    moments = tournament.entries.filter(eliminated_at__gte=now).values_list(
-        "eliminated_at", flat=True
-    )
-    for moment in sorted(set(moments)):
-        after = tournament.entries.filter(
-            Q(eliminated_at__isnull=True) | Q(eliminated_at__gt=moment)
-        ).count()
-        tournament.entries.filter(eliminated_at=moment).update(place=elimination_place(after))
-    still_in = tournament.entries.filter(eliminated_at__isnull=True).count()
-    if still_in <= 1:
-        _finish(tournament, now=now)
-
-
-def _finish(tournament: Tournament, *, now: datetime) -> None:
-    """The last player in wins (place 1); the tables close in the next advance."""
-    tournament.entries.filter(eliminated_at__isnull=True).update(place=1)
-    tournament.status = Tournament.Status.FINISHED
-    tournament.finished_at = now
-    tournament.paused_at = None
-    tournament.save(update_fields=["status", "finished_at", "paused_at"])
-    events.schedule_advance_on_commit(tournament.pk)
-    events.tournament_changed_on_commit(tournament.pk)
-
-
-# --- balancing and dealing --------------------------------------------------------------
-
-
-@dataclass
-class _TableState:
-    link: TournamentTable
-    entries: list[TournamentEntry]
-    match: Match | None
-    match_seating: frozenset[tuple[int, str]]  # (table position, name) of the match's players
-    last_hand: Hand | None
-    busy: bool
-    ready_at: datetime
-    ready: bool = False
-
-    @property
-    def needs_new_match(self) -> bool:
-        """No match in play, or one whose players are not the ones seated now."""
-        return (
-            self.match is None
-            or self.match.status != Match.Status.PLAYING
-            or self.last_hand is None
-            or self.match_seating != frozenset((e.position, e.display_name) for e in self.entries)
-        )
+# --- between hands ----------------------------------------------------------------------
 
 
 def tournament_advance(*, tournament_id: int, now: datetime | None = None) -> AdvanceReport:
     """The next step at every table that is between hands; safe to repeat at any time.
 
-    Takes the tournament's lock. First balancing, only between hands at the tables
-    concerned: when the players left fit at one table fewer the smallest table breaks and
-    its players fill the open seats, otherwise when two tables differ by two or more one
-    player moves from the largest to the smallest (a step waits, its tables held, until
-    all of them are between hands). Then every free table whose pause is over goes on:
-    a new match when its players changed (each with his letters), else the next hand;
-    a table left with one player waits for balancing, an empty one closes. A finished or
-    cancelled tournament closes its tables.
+    Takes the tournament's lock. A running tournament's format decides the step (the
+    rolling elimination: balancing, only between hands at the tables concerned; then
+    every free table whose pause is over starts a new match when its players changed,
+    else deals the next hand). A finished or cancelled tournament closes its tables.
     """
     now = now or timezone.now()
-    report = AdvanceReport()
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
         if tournament is None:
-            return report
+            return AdvanceReport()
         if tournament.is_over:
-            report.closed = _close_tables(tournament, now=now)
-            return report
+            return AdvanceReport(closed=play.close_tables(tournament, now=now))
         if tournament.status != Tournament.Status.RUNNING:
-            return report
-        states = _table_states(tournament, now=now)
-        by_key = {s.link.pk: s for s in states}
-        held: frozenset[int] = frozenset()
-        while True:
-            # Tables between hands first: among equals, balancing touches those.
-            order = sorted(states, key=lambda s: (not s.ready, s.link.number))
-            plan = balance_plan(
-                [(s.link.pk, len(s.entries)) for s in order], tournament.seats_per_table
-            )
-            if plan is None:
-                break
-            if not all(by_key[key].ready for key in plan.tables):
-                held = plan.tables
-                break
-            report.moved += _execute(tournament, plan, by_key)
-        next_ready: datetime | None = None
-        for state in states:
-            if not state.entries and not state.busy:
-                _close_table(state, now=now)
-                report.closed += 1
-            elif state.link.pk in held and state.ready:
-                report.held += 1
-            elif state.busy:
-                continue
-            elif not state.ready:
-                next_ready = min(next_ready or state.ready_at, state.ready_at)
-            elif state.needs_new_match:
-                report.started += _reseat(state, now=now)
-            else:
-                match = (
-                    Match.objects.select_for_update().select_related("table").get(pk=state.match.pk)
-                )
-                report.dealt += games.tournament_hand_deal(match=match, now=now) is not None
-        if next_ready is not None:
-            events.schedule_advance_on_commit(
-                tournament.pk, countdown=(next_ready - now).total_seconds() + 0.05
-            )
+            return AdvanceReport()
+        report = format_of(tournament).advance(tournament, now=now)
         if report.moved or report.started or report.closed:
             events.tournament_changed_on_commit(tournament.pk)
     return report
-
-
-def _table_states(tournament: Tournament, *, now: datetime) -> list[_TableState]:
-    """Every open table of the tournament with its players, its match and its last hand."""
-    links = list(tournament.tables.filter(closed_at__isnull=True).select_related("table"))
-    seated: dict[int, list[TournamentEntry]] = defaultdict(list)
-    for entry in tournament.entries.filter(
-        eliminated_at__isnull=True, table__isnull=False
-    ).select_related("user"):
-        seated[entry.table_id].append(entry)
-    latest = dict(
-        Match.objects.filter(table_id__in=[link.table_id for link in links])
-        .values("table_id")
-        .annotate(last=Max("pk"))
-        .values_list("table_id", "last")
-    )
-    matches = Match.objects.in_bulk(list(latest.values()))
-    seating: dict[int, set[tuple[int, str]]] = defaultdict(set)
-    for match_id, position, name in MatchPlayer.objects.filter(match_id__in=matches).values_list(
-        "match_id", "table_position", "display_name"
-    ):
-        seating[match_id].add((position, name))
-    numbers = dict(
-        Hand.objects.filter(match_id__in=matches)
-        .values("match_id")
-        .annotate(last=Max("number"))
-        .values_list("match_id", "last")
-    )
-    last_hands: dict[int, Hand] = {}
-    if numbers:
-        query = Q()
-        for match_id, number in numbers.items():
-            query |= Q(match_id=match_id, number=number)
-        for hand in Hand.objects.filter(query).only(
-            "id", "match_id", "number", "outcome", "finished_at"
-        ):
-            last_hands[hand.match_id] = hand
-    pause = timedelta(seconds=tournament.seconds_between_hands)
-    states = []
-    for link in links:
-        match = matches.get(latest.get(link.table_id))
-        hand = last_hands.get(match.pk) if match else None
-        busy = (
-            match is not None
-            and match.status == Match.Status.PLAYING
-            and hand is not None
-            and hand.outcome is None
-        )
-        idle_since = (hand.finished_at if hand else None) or link.opened_at
-        state = _TableState(
-            link=link,
-            entries=sorted(seated.get(link.pk, []), key=lambda e: e.position),
-            match=match,
-            match_seating=frozenset(seating.get(match.pk, ())) if match else frozenset(),
-            last_hand=hand,
-            busy=busy,
-            ready_at=idle_since + pause,
-        )
-        state.ready = not busy and state.ready_at <= now
-        states.append(state)
-    return states
-
-
-def _execute(tournament: Tournament, plan: Break | Move, by_key: dict[int, _TableState]) -> int:
-    """Carry out one balancing step between tables that are all between hands."""
-    source = by_key[plan.source]
-    if isinstance(plan, Move):
-        movers = [secrets.choice(source.entries)]
-        destinations = [plan.destination]
-    else:
-        movers = list(source.entries)
-        secrets.SystemRandom().shuffle(movers)
-        destinations = list(plan.destinations)
-    for entry, key in zip(movers, destinations, strict=True):
-        target = by_key[key]
-        taken = {e.position for e in target.entries}
-        position = min(p for p in range(tournament.seats_per_table) if p not in taken)
-        source.entries.remove(entry)
-        entry.table, entry.position = target.link, position
-        entry.save(update_fields=["table", "position"])
-        target.entries.append(entry)
-        target.entries.sort(key=lambda e: e.position)
-        if entry.user_id:
-            events.user_follow_on_commit(entry.user_id, tournament.pk, kind=events.FOLLOW_MOVED)
-    return len(movers)
-
-
-def _reseat(state: _TableState, *, now: datetime) -> int:
-    """A table between hands whose players changed: its match ends, the seats are set,
-    and with two players or more a new match starts with their letters. Returns 1 if a
-    match started."""
-    table = state.link.table
-    if state.match is not None and state.match.status == Match.Status.PLAYING:
-        games.tournament_match_close(
-            match=Match.objects.select_for_update().get(pk=state.match.pk), now=now
-        )
-    players = [_seated(e) for e in state.entries]
-    games.tournament_table_seat(table=table, players=players)
-    if len(players) < MIN_SEATS:
-        return 0  # alone at his table: he waits for balancing to bring him company
-    games.tournament_match_start(table=table, players=players, now=now)
-    return 1
-
-
-def _close_table(state: _TableState, *, now: datetime) -> None:
-    if state.match is not None and state.match.status == Match.Status.PLAYING:
-        games.tournament_match_close(
-            match=Match.objects.select_for_update().get(pk=state.match.pk), now=now
-        )
-    games.tournament_table_seat(table=state.link.table, players=[])
-    games.tournament_table_close(table=state.link.table, now=now)
-    state.link.closed_at = now
-    state.link.save(update_fields=["closed_at"])
-
-
-def _close_tables(tournament: Tournament, *, now: datetime) -> int:
-    """A tournament that is over closes its tables (any still in a hand: later)."""
-    closed = 0
-    for state in _table_states(tournament, now=now):
-        if state.busy:
-            continue
-        for entry in state.entries:
-            entry.table, entry.position = None, None
-            entry.save(update_fields=["table", "position"])
-        state.entries = []
-        _close_table(state, now=now)
-        closed += 1
-    if closed:
-        events.tournament_changed_on_commit(tournament.pk)
-    return closed
-
-
-def _seated(entry: TournamentEntry) -> games.SeatedPlayer:
-    return games.SeatedPlayer(
-        position=entry.position,
-        user=entry.user,
-        bot_level=entry.bot_level,
-        display_name=entry.display_name,
-        letters=entry.letters,
-    )
 
 
 # --- staff: pause, resume, cancel, disqualify ------------------------------------------
@@ -724,7 +403,7 @@ def tournament_cancel(
         for hand in hands:
             games.tournament_hand_stop(match=hand.match, now=now)
         _cancel(tournament, now=now, cause=CAUSE_STAFF, reason=reason)
-        _close_tables(tournament, now=now)
+        play.close_tables(tournament, now=now)
         return tournament
 
     return _retrying(cancel)
@@ -774,7 +453,7 @@ def tournament_disqualify(
             raise Refused(_("This player is already out of the tournament."))
         for hand in hands:
             games.tournament_hand_stop(match=hand.match, now=now)
-        _eliminate(tournament, [entry], now=now, disqualified=True, reason=reason[:300])
+        format_of(tournament).disqualify(tournament, entry, now=now, reason=reason[:300])
         events.tournament_changed_on_commit(tournament.pk)
         events.schedule_advance_on_commit(tournament.pk, countdown=tournament.seconds_between_hands)
         return entry

@@ -97,8 +97,8 @@ def entry_to_move(hand: Hand) -> TournamentEntry:
     return link.entries.get(position=player.table_position)
 
 
-def advance(tournament: Tournament) -> services.AdvanceReport:
-    """One advance as if the pause between hands were over everywhere."""
+def after_the_pause(tournament: Tournament) -> datetime:
+    """A moment when the pause after every hand finished so far is over."""
     last = (
         Hand.objects.filter(match__table__tournament_table__tournament=tournament)
         .exclude(finished_at=None)
@@ -106,8 +106,12 @@ def advance(tournament: Tournament) -> services.AdvanceReport:
     )
     now = max(timezone.now(), last or timezone.now())
     tournament.refresh_from_db()
-    pause = timedelta(seconds=tournament.seconds_between_hands + 1)
-    return services.tournament_advance(tournament_id=tournament.pk, now=now + pause)
+    return now + timedelta(seconds=tournament.seconds_between_hands + 1)
+
+
+def advance(tournament: Tournament) -> services.AdvanceReport:
+    """One advance as if the pause between hands were over everywhere."""
+    return services.tournament_advance(tournament_id=tournament.pk, now=after_the_pause(tournament))
 
 
 def seating(tournament: Tournament) -> dict[int, int]:
