@@ -17,7 +17,6 @@ connections.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 import time
@@ -31,15 +30,27 @@ from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.core.cache import cache
 from django.utils import timezone, translation
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from games import events, renderers, selectors, services
-from games.consumers_moderation import (
-    MODERATOR_COMMANDS,
-    UserSocketMixin,
-    run_moderator_command,
-    user_is_banned,
+from games import commands, events, renderers, selectors, services
+from games.commands import (
+    AddBot,
+    Asker,
+    Chat,
+    Command,
+    Leave,
+    PickUp,
+    Play,
+    Pong,
+    Rematch,
+    RemoveBot,
+    Resync,
+    Sit,
+    Start,
 )
+from games.consumers_moderation import MODERATOR_HANDLERS, UserSocketMixin, user_is_banned
 from games.models import Table
 
 logger = logging.getLogger(__name__)
@@ -61,6 +72,8 @@ MAX_FRAME = 4096  # characters: no command of ours is longer
 CONNECTIONS_PER_MINUTE = 60  # per user (or per address for visitors)
 SOCKETS_PER_USER, SOCKETS_PER_ADDRESS = 12, 40  # open at once, in one process
 CLOSE_LIMITED = 4429
+LOG_IN = gettext_lazy("Log in to play or chat.")
+SLOW_DOWN = gettext_lazy("Too many commands; slow down.")
 
 
 def in_pool(func: Callable[..., T]) -> Callable[..., Any]:
@@ -462,96 +475,49 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
             if len(self.frame_times) > FLOOD_CLOSE:
                 await self.close(code=CLOSE_LIMITED)
             elif len(self.frame_times) == COMMAND_BURST + 1:
-                await self._refuse(_("Too many commands; slow down."))
+                await self._refuse(SLOW_DOWN)
             return
         try:
-            if text_data is None or len(text_data) > MAX_FRAME:
-                raise ValueError
-            content = json.loads(text_data)
-            if not isinstance(content, dict):
-                raise ValueError
-        except ValueError:
-            await self._refuse(_("That message could not be read."))
+            command = commands.read(text_data, max_length=MAX_FRAME)
+        except commands.BadCommand as bad:
+            if not bad.quiet:
+                visitor = bad.needs_login and not self._is_user()
+                await self._refuse(LOG_IN if visitor else bad.message)
             return
-        action = str(content.get("action", ""))
-        if action == "pong":
-            try:
-                sent = float(content.get("t", ""))
-            except (TypeError, ValueError):
-                return
-            now = time.monotonic()
-            lag_ms = max(0, int((now - sent) * 1000))
-            if (
-                self._is_user()
-                and lag_ms < 60_000
-                and now - self.pong_recorded >= PONG_RECORD_EVERY
-            ):
-                self.pong_recorded = now
-                PONGS.record(self.table_id, self.user.pk, lag_ms)
-            return
-        if action == "resync":
-            await self._send_table(full=True)
+        if command.anyone:
+            await LOOP_HANDLERS[type(command)](self, command)
             return
         if not self._is_user():
-            await self._refuse(_("Log in to play or chat."))
+            await self._refuse(LOG_IN)
             return
         try:
-            await in_pool(self._run)(action, content)
+            await in_pool(self._run)(command)
         except services.Refused as refusal:
             await self._refuse(refusal.message)
             if refusal.resync:
                 await self._send_table(full=True)
 
-    def _run(self, action: str, content: dict[str, Any]) -> None:
-        """Translate one command into one service call (all checks live in the service)."""
-        with translation.override(self.language):
-            user, table_id = self.user, self.table_id
-            if action in {"play", "pickup"}:
-                # The hand this page shows: a move meant for it never lands on another
-                # (the service refuses a hand that has moved on and the page resyncs).
-                hand_id = self.position[0]
-                if hand_id <= 0:
-                    raise services.Refused(_("No hand is being played here."))
-                services.hand_act(
-                    hand_id=hand_id,
-                    move=parse_move(action, content),
-                    version=_int(content.get("version")),
-                    user=user,
-                )
-            elif action == "sit":
-                position = content.get("position")
-                services.table_sit(
-                    table_id=table_id,
-                    user=user,
-                    position=None if position in (None, "") else _int(position),
-                )
-            elif action == "leave":
-                services.table_leave(table_id=table_id, user=user)
-            elif action == "add_bot":
-                services.table_add_bot(
-                    table_id=table_id,
-                    by=user,
-                    position=_int(content.get("position")),
-                    level=str(content.get("level", "")),
-                )
-            elif action == "remove_bot":
-                services.table_remove_bot(
-                    table_id=table_id, by=user, position=_int(content.get("position"))
-                )
-            elif action == "start":
-                services.match_start(table_id=table_id, by=user)
-            elif action == "rematch":
-                services.match_rematch(table_id=table_id, by=user)
-            elif action == "chat":
-                services.chat_post(table_id=table_id, user=user, text=str(content.get("text", "")))
-            elif action in MODERATOR_COMMANDS:
-                run_moderator_command(action=action, content=content, user=user, table_id=table_id)
-            else:
-                raise services.Refused(_("Unknown command."))
+    async def _on_pong(self, command: Pong) -> None:
+        now = time.monotonic()
+        lag_ms = max(0, int((now - command.t) * 1000))
+        if self._is_user() and lag_ms < 60_000 and now - self.pong_recorded >= PONG_RECORD_EVERY:
+            self.pong_recorded = now
+            PONGS.record(self.table_id, self.user.pk, lag_ms)
 
-    async def _refuse(self, message: str) -> None:
+    async def _on_resync(self, command: Resync) -> None:
+        await self._send_table(full=True)
+
+    def _run(self, command: Command) -> None:
+        """One signed-in user's command as one service call (every check of who may do
+        it, his seat and his turn lives in the service), in the pool."""
         with translation.override(self.language):
-            html = renderers.notice_fragment(message)
+            asker = Asker(user=self.user, table_id=self.table_id, hand_id=self.position[0])
+            SERVICE_HANDLERS[type(command)](asker, command)
+
+    async def _refuse(self, message: str | Promise) -> None:
+        """Show a refusal, translated in the viewer's language (``message`` may be lazy)."""
+        with translation.override(self.language):
+            html = renderers.notice_fragment(str(message))
         await self.send(text_data=html)
 
     # --- events from the group -----------------------------------------------------------------
@@ -707,23 +673,72 @@ class LobbyConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
             return LIVE.shared(("lobby", event, self.language), renderers.lobby_fragment)
 
 
-def parse_move(action: str, content: dict[str, Any]) -> dict[str, Any]:
-    """The engine move JSON of a play or pick-up command (the engine judges it)."""
-    if action == "pickup":
-        return {"type": "pickup", "count": _int(content.get("count", 3))}
-    cards = content.get("cards", "")
-    if isinstance(cards, str):
-        cards = [c for c in cards.split(",") if c]
-    if not isinstance(cards, list) or not cards:
-        raise services.Refused(_("Choose a card to play."))
-    return {"type": "play", "cards": [str(c) for c in cards]}
+# --- the table of commands ------------------------------------------------------------------
+
+# Answered in the event loop, for anyone (visitors too).
+LOOP_HANDLERS: dict[type[Command], Callable[[TableConsumer, Any], Any]] = {
+    Pong: TableConsumer._on_pong,
+    Resync: TableConsumer._on_resync,
+}
 
 
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise services.Refused(_("That message could not be read.")) from None
+def _hand_shown(asker: Asker) -> int:
+    """The hand the asker's page shows: a move meant for it never lands on another (the
+    service refuses a hand that has moved on, and the page resyncs)."""
+    if asker.hand_id <= 0:
+        raise services.Refused(_("No hand is being played here."))
+    return asker.hand_id
+
+
+def _play(asker: Asker, command: Play | PickUp) -> None:
+    services.hand_act(
+        hand_id=_hand_shown(asker), move=command.move(), version=command.version, user=asker.user
+    )
+
+
+def _sit(asker: Asker, command: Sit) -> None:
+    services.table_sit(table_id=asker.table_id, user=asker.user, position=command.position)
+
+
+def _leave(asker: Asker, command: Leave) -> None:
+    services.table_leave(table_id=asker.table_id, user=asker.user)
+
+
+def _add_bot(asker: Asker, command: AddBot) -> None:
+    services.table_add_bot(
+        table_id=asker.table_id, by=asker.user, position=command.position, level=command.level
+    )
+
+
+def _remove_bot(asker: Asker, command: RemoveBot) -> None:
+    services.table_remove_bot(table_id=asker.table_id, by=asker.user, position=command.position)
+
+
+def _start(asker: Asker, command: Start) -> None:
+    services.match_start(table_id=asker.table_id, by=asker.user)
+
+
+def _rematch(asker: Asker, command: Rematch) -> None:
+    services.match_rematch(table_id=asker.table_id, by=asker.user)
+
+
+def _chat(asker: Asker, command: Chat) -> None:
+    services.chat_post(table_id=asker.table_id, user=asker.user, text=command.text)
+
+
+# A signed-in user's commands: each one service call, run in the pool (TableConsumer._run).
+SERVICE_HANDLERS: dict[type[Command], Callable[[Asker, Any], None]] = {
+    Play: _play,
+    PickUp: _play,
+    Sit: _sit,
+    Leave: _leave,
+    AddBot: _add_bot,
+    RemoveBot: _remove_bot,
+    Start: _start,
+    Rematch: _rematch,
+    Chat: _chat,
+    **MODERATOR_HANDLERS,
+}
 
 
 def _scope_language(scope: dict[str, Any]) -> str:

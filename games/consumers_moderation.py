@@ -4,12 +4,15 @@ Every socket of a signed-in user joins the group ``user-<id>`` (``core.broadcast
 Moderation reaches all of them at once through it: a ban or a log-out-everywhere
 sends a notice saying why and closes the socket (code 4403, which htmx's ws extension
 does not reconnect on); a mute re-renders the table page's mute notice; a removal from
-a table shows a notice. The moderator commands of the table page are parsed here and
-handed to ``accounts.moderation``; the services hold every rule.
+a table shows a notice. The moderator commands of the table page (read by
+``games.commands``) are handled here, each as one call of ``accounts.moderation``; the
+services hold every rule.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -22,10 +25,10 @@ from accounts import notices
 from accounts.models import User
 from core import broadcast, fragments
 from games import selectors, services
+from games.commands import AbortHand, AnnulMatch, Asker, Command, HideChat, RemovePlayer
 from games.models import Table
 
 CLOSE_BANNED = 4403
-MODERATOR_COMMANDS = frozenset({"hide_chat", "abort_hand", "annul_match", "remove_player"})
 
 
 def user_is_banned(user: User | None) -> bool:
@@ -33,39 +36,67 @@ def user_is_banned(user: User | None) -> bool:
     return user is not None and user.is_authenticated and user.is_banned()
 
 
-def run_moderator_command(
-    *, action: str, content: dict[str, Any], user: User, table_id: int
-) -> None:
-    """One moderator command from the table page, as one call of accounts.moderation."""
+def _as_moderator(
+    handle: Callable[[User, Asker, Any], None],
+) -> Callable[[Asker, Any], None]:
+    """A moderator command's handler: it gets the asking user fresh from the database
+    (the socket's user, and his cached permissions, may be older than a change of his
+    rights or a ban), and a refused permission becomes a refusal the page shows."""
+
+    @wraps(handle)
+    def run(asker: Asker, command: Any) -> None:
+        user = User.objects.get(pk=asker.user.pk)
+        try:
+            handle(user, asker, command)
+        except PermissionDenied as denied:
+            raise services.Refused(
+                str(denied) or _("You do not have permission to do that.")
+            ) from None
+
+    return run
+
+
+@_as_moderator
+def _hide_chat(user: User, asker: Asker, command: HideChat) -> None:
     from accounts import moderation
 
-    # Fresh from the database: the socket's user (and his cached permissions) may be
-    # older than a change of his rights or a ban.
-    user = User.objects.get(pk=user.pk)
-    reason = str(content.get("reason", ""))
-    try:
-        if action == "hide_chat":
-            moderation.chat_hide(by=user, message_id=_id(content.get("message")), reason=reason)
-        elif action == "abort_hand":
-            moderation.hand_abort(by=user, table_id=table_id, reason=reason)
-        elif action == "annul_match":
-            match = selectors.current_match(Table.objects.get(pk=table_id))
-            if match is None:
-                raise services.Refused(_("No match has been played at this table."))
-            moderation.match_annul(by=user, match_id=match.pk, reason=reason)
-        elif action == "remove_player":
-            moderation.table_remove_player(
-                by=user, table_id=table_id, user_id=_id(content.get("user")), reason=reason
-            )
-    except PermissionDenied as denied:
-        raise services.Refused(str(denied) or _("You do not have permission to do that.")) from None
+    moderation.chat_hide(by=user, message_id=command.message, reason=command.reason)
 
 
-def _id(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise services.Refused(_("That message could not be read.")) from None
+@_as_moderator
+def _abort_hand(user: User, asker: Asker, command: AbortHand) -> None:
+    from accounts import moderation
+
+    moderation.hand_abort(by=user, table_id=asker.table_id, reason=command.reason)
+
+
+@_as_moderator
+def _annul_match(user: User, asker: Asker, command: AnnulMatch) -> None:
+    from accounts import moderation
+
+    match = selectors.current_match(Table.objects.get(pk=asker.table_id))
+    if match is None:
+        raise services.Refused(_("No match has been played at this table."))
+    moderation.match_annul(by=user, match_id=match.pk, reason=command.reason)
+
+
+@_as_moderator
+def _remove_player(user: User, asker: Asker, command: RemovePlayer) -> None:
+    from accounts import moderation
+
+    moderation.table_remove_player(
+        by=user, table_id=asker.table_id, user_id=command.user, reason=command.reason
+    )
+
+
+# The moderator commands of the table page, each as one call of accounts.moderation
+# (which holds every rule, the permission first); TableConsumer's table includes them.
+MODERATOR_HANDLERS: dict[type[Command], Callable[[Asker, Any], None]] = {
+    HideChat: _hide_chat,
+    AbortHand: _abort_hand,
+    AnnulMatch: _annul_match,
+    RemovePlayer: _remove_player,
+}
 
 
 class UserSocketMixin:

@@ -80,10 +80,6 @@ class Table(models.Model):
     def rules(self) -> Rules:
         return Rules.from_json(self.rules_json)
 
-    @property
-    def group_name(self) -> str:
-        return f"table-{self.pk}"
-
 
 class Seat(models.Model):
     """A chair at a table: empty, a user, or a bot of some level."""

@@ -480,3 +480,39 @@ async def test_opening_a_table_whose_clock_ran_out_shows_the_timeout_applied():
     hand = await database_sync_to_async(Hand.objects.get)(pk=g.hand.pk)
     assert hand.outcome is not None and hand.outcome["reason"] == "timeout"
     await ws.disconnect()
+
+
+async def test_a_refusal_speaks_the_viewers_language_and_a_garbled_pong_is_ignored():
+    """Refusals are translated when shown, in the viewer's language (a visitor's from his
+    browser), however early the edge refuses; a pong whose time is no number changes nothing."""
+    from channels.testing import WebsocketCommunicator
+
+    from pan_site.asgi import application
+    from tests.games.ws import ORIGIN
+
+    g = await started_table()
+    path = f"/ws/tables/{g.table.pk}/"
+    polish = WebsocketCommunicator(application, path, headers=[ORIGIN, (b"accept-language", b"pl")])
+    assert (await polish.connect(timeout=10))[0]
+    await frames_until(polish, 'id="seats"')
+    for garbled in ("nan", "inf", "soon"):
+        await polish.send_json_to({"action": "pong", "t": garbled})
+    await polish.send_json_to({"action": "play", "cards": "9H", "version": "1"})
+    notice = (await frames_until(polish, 'id="notice"'))[-1]
+    assert "Zaloguj się, aby grać lub pisać na czacie." in notice  # the pongs got no answer
+    await polish.send_to(text_data="not json")
+    notice = (await frames_until(polish, 'id="notice"'))[-1]
+    assert "Nie udało się odczytać tej wiadomości." in notice
+
+    player = await connect(path, g.by_seat[g.state.to_move])  # English (tests' default)
+    await frames_until(player, 'id="seats"')
+    await player.send_json_to({"action": "dance"})
+    assert "Unknown command." in (await frames_until(player, 'id="notice"'))[-1]
+    await player.send_json_to({"action": "play", "cards": "9H", "version": "one"})
+    assert "could not be read" in (await frames_until(player, 'id="notice"'))[-1]
+    await player.send_json_to({"action": "play", "cards": "", "version": "1"})
+    assert "Choose a card to play." in (await frames_until(player, 'id="notice"'))[-1]
+    hand = await database_sync_to_async(Hand.objects.get)(pk=g.hand.pk)
+    assert hand.version == 1
+    for ws in (polish, player):
+        await ws.disconnect()
