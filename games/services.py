@@ -11,9 +11,7 @@ Lock order, to stay free of deadlocks: table, then match, then hand.
 from __future__ import annotations
 
 import logging
-import re
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -23,7 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from games import events, ratings, rows
+from games import events, ratings, refusals, rows
 from games.engine import (
     HandState,
     IllegalMove,
@@ -31,7 +29,6 @@ from games.engine import (
     Outcome,
     Rules,
     Timeout,
-    card_label,
     deal,
     move_from_json,
     move_to_json,
@@ -359,10 +356,10 @@ def hand_act(
             try:
                 engine_move = move_from_json(move)
                 if isinstance(engine_move, Timeout):
-                    raise IllegalMove("a timeout is not a move a player can make")
+                    raise Refused(refusals.timeout_not_a_move_text())
                 new_state = state.apply(engine_move)
             except IllegalMove as exc:
-                raise Refused(translate_illegal_move(str(exc))) from exc
+                raise Refused(refusals.illegal_move_text(exc)) from exc
             except ValueError as exc:
                 raise Refused(_("That is not a move: %(error)s") % {"error": exc}) from exc
             _record(
@@ -551,94 +548,6 @@ def chat_post(*, table_id: int, user: User, text: str, now: datetime | None = No
         message = ChatMessage.objects.create(table=table, author=user, text=text)
         events.chat_changed_on_commit(table.pk)
     return message
-
-
-# --- messages ---------------------------------------------------------------------------
-
-
-# The engine names the rule that forbids a move, in English; these say it in the user's
-# language. Each pattern matches one of the engine's IllegalMove messages.
-_ILLEGAL_MOVE_REASONS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-    (
-        re.compile(r"^you do not hold (.+)$"),
-        lambda m: _("you do not hold %(cards)s") % {"cards": m[1]},
-    ),
-    (
-        re.compile(r"^an? (\S+) cannot go on an? (\S+): a card must be"),
-        lambda m: (
-            _("a %(card)s cannot go on a %(top)s: a card must be equal to or higher than the top")
-            % {"card": m[1], "top": m[2]}
-        ),
-    ),
-    (
-        re.compile(r"^the hand opens with the base card (\S+) alone"),
-        lambda m: (
-            _("the hand opens with the base card %(base)s alone, or all four of its rank")
-            % {"base": card_label(m[1])}
-        ),
-    ),
-    (
-        re.compile(r"^the hand opens with the base card: nothing"),
-        lambda m: _("the hand opens with the base card: nothing can be picked up yet"),
-    ),
-    (
-        re.compile(r"^picking up is impossible while the pile holds only"),
-        lambda m: _("nothing can be picked up while the pile holds only the base card"),
-    ),
-    (
-        re.compile(r"^picking up is only allowed when you cannot play"),
-        lambda m: _("at this table you may pick up only when you cannot play"),
-    ),
-    (
-        re.compile(r"^never two cards at once"),
-        lambda m: _("never two cards at once: play one card, or three or four of a rank"),
-    ),
-    (re.compile(r"^at most four cards"), lambda m: _("at most four cards go down at once")),
-    (
-        re.compile(r"^a joker is played alone"),
-        lambda m: _("a joker is played alone, never in a set"),
-    ),
-    (
-        re.compile(r"^cards played together must all be of one rank"),
-        lambda m: _("cards played together must all be of one rank"),
-    ),
-    (
-        re.compile(r"^(four|three) (\S+)s cannot go on an? (\S+): they must be"),
-        lambda m: (
-            _("%(rank)s cannot go on a %(top)s: a set must be equal to or higher than the top")
-            % {"rank": m[2], "top": m[3]}
-        ),
-    ),
-    (
-        re.compile(r"^three cards go down only as the other three"),
-        lambda m: _(
-            "at this table three cards go down only as the other three of the base card's rank"
-            " on the lone base card"
-        ),
-    ),
-    (
-        re.compile(r"^three (\S+)s cannot go on an? (\S+): three cards must be"),
-        lambda m: _("three cards must be of the top card's rank"),
-    ),
-    (
-        re.compile(r"^with (\d+) card\(s\) above the base card"),
-        lambda m: _("with %(n)s cards above the base card a pick-up takes them all") % {"n": m[1]},
-    ),
-    (
-        re.compile(r"^a pick-up of (\d+) is not allowed"),
-        lambda m: _("a pick-up of %(n)s cards is not allowed at this table") % {"n": m[1]},
-    ),
-    (re.compile(r"^the hand is over"), lambda m: _("the hand is over")),
-]
-
-
-def translate_illegal_move(message: str) -> str:
-    """The engine explains in English which rule forbids a move; say it in the user's language."""
-    for pattern, say in _ILLEGAL_MOVE_REASONS:
-        match = pattern.search(message)
-        if match:
-            return _("Illegal move: %(reason)s") % {"reason": say(match)}
-    return _("Illegal move: %(reason)s") % {"reason": message}
 
 
 # --- moderation -------------------------------------------------------------------------
