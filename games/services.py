@@ -26,7 +26,6 @@ from games.engine import (
     HandState,
     IllegalMove,
     MatchState,
-    Outcome,
     Rules,
     Timeout,
     deal,
@@ -555,7 +554,6 @@ def chat_post(*, table_id: int, user: User, text: str, now: datetime | None = No
 # audit entry) and the automatic limits. Lock order as above: table, then match, then hand.
 
 TABLES_PER_WINDOW, TABLE_WINDOW = 5, timedelta(minutes=10)
-ABORTED_OUTCOME = {"loser": None, "tie": True, "reason": "aborted", "final_play": None}
 
 
 def _check_table_creation_rate(owner: User) -> None:
@@ -589,7 +587,9 @@ def _chat_flooded(user: User, now: datetime) -> None:
 
 
 def _stop_hand_in_play(match: Match, now: datetime) -> Hand | None:
-    """End the hand in play of ``match`` (locked by the caller) with no letter for anybody.
+    """End the hand in play of ``match`` (locked by the caller) with no letter for anybody:
+    the engine's ``abort()``, whose outcome (reason ``aborted``) the hand stores as it
+    stores any other.
 
     The clocks stop, the version moves on (a pending timeout or bot task becomes stale)
     and the table is told. Returns None when no hand is in play.
@@ -597,19 +597,22 @@ def _stop_hand_in_play(match: Match, now: datetime) -> Hand | None:
     hand = Hand.objects.select_for_update().filter(match=match).order_by("-number").first()
     if hand is None or hand.is_over:
         return None
+    aborted = hand.engine_state.abort()
     clocks = list(hand.clock_ms)
-    to_move = hand.state["to_move"]
+    to_move = aborted.to_move
     if hand.turn_started_at is not None:
         used_ms = max(0, int((now - hand.turn_started_at).total_seconds() * 1000))
         clocks[to_move] = max(0, clocks[to_move] - used_ms)
     hand.clock_ms = clocks
-    hand.outcome = dict(ABORTED_OUTCOME)
+    hand.state = aborted.to_json()
+    hand.outcome = aborted.outcome.to_json()
     hand.finished_at = now
     hand.turn_started_at = None
     hand.deadline = None
     hand.version += 1
     hand.match = match
     hand.save()
+    STATES.remember(hand.pk, hand.version, hand.state, aborted)
     events.hand_changed_on_commit(hand, table_id=match.table_id)
     return hand
 
@@ -627,8 +630,7 @@ def hand_stop_without_letter(*, table_id: int, now: datetime | None = None) -> H
         hand = _stop_hand_in_play(match, now) if match is not None else None
         if hand is None:
             raise Refused(_("No hand is being played here."))
-        no_letter = Outcome(loser=None, tie=True, reason="max_actions")
-        match.state = match.match_state.after_hand(no_letter).to_json()
+        match.state = match.match_state.after_hand(hand.engine_state.outcome).to_json()
         match.save(update_fields=["state"])
         events.schedule_next_hand_on_commit(match.pk, hand.number, delay=NEXT_HAND_DELAY)
     return hand
