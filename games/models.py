@@ -16,7 +16,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import HandState, MatchState, Rules
+from games.engine import HandState, MatchState, Reason, Rules
 
 MIN_SEATS, MAX_SEATS = 2, 4
 
@@ -206,6 +206,10 @@ STATES = ParsedStates()
 class Hand(models.Model):
     """One deal. ``state`` is the engine's exact JSON; ``version`` grows with every change.
 
+    Whether the hand is over is the engine state's: ``outcome`` is a copy of its outcome
+    (the JSON of ``engine_state.outcome``, written with it), kept in a column so that
+    queries and the clock's index can read it.
+
     The clock: ``clock_ms`` holds every seat's remaining time at ``turn_started_at``;
     only the player to act is running, and ``deadline`` is when he runs out.
     """
@@ -249,10 +253,20 @@ class Hand(models.Model):
 
     @property
     def engine_state(self) -> HandState:
-        return STATES.parse(self.pk, self.version, self.state)
+        state = STATES.parse(self.pk, self.version, self.state)
+        if (
+            state.outcome is None
+            and self.outcome is not None
+            and self.outcome.get("reason") == Reason.ABORTED
+        ):
+            # Aborted before the engine had an ``aborted`` outcome: the row kept the state
+            # as it stood, and the outcome column alone said so. No data migration needed.
+            return state.abort()
+        return state
 
     @property
     def is_over(self) -> bool:
+        """``engine_state.is_over``, read from the column that copies its outcome."""
         return self.outcome is not None
 
 

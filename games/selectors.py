@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from accounts.moderation import PERM_INTERVENE, may
-from games.engine import LETTERS, PROFILES, HandState, Rules, card_label, parse_card
+from games.engine import LETTERS, PROFILES, HandState, Reason, Rules, card_label, parse_card
 from games.engine.rules import MAX_PLAYERS
 from games.models import (
     BotLevel,
@@ -404,9 +404,7 @@ def table_view(
         players = [replace(p, is_me=True) if p.seat == my_seat else p for p in players]
         private = snapshot.state.private_view(my_seat)
         my_cards = [CardView.of(c) for c in sorted(private["hand"], key=card_sort_key)]
-        # An aborted hand is over while its engine state is not: no moves then.
-        legal = private["legal_moves"] if hand.outcome is None else []
-        playable, multi_moves, pickups = _group_moves(legal)
+        playable, multi_moves, pickups = _group_moves(private["legal_moves"])
 
     table_open = table.status in (Table.Status.OPEN, Table.Status.FINISHED)
     filled = sum(1 for s in seats if not s.is_empty)
@@ -592,7 +590,7 @@ def describe_action(entry: dict[str, Any], names: dict[int, str]) -> str:
 
 def describe_outcome(outcome: dict[str, Any], names: dict[int, str]) -> str:
     reason = outcome["reason"]
-    if reason == "aborted":  # by a moderator (services.hand_stop_without_letter)
+    if reason == Reason.ABORTED:  # by a moderator (services.hand_stop_without_letter)
         return _("A moderator aborted this hand: nobody gets a letter.")
     if outcome["loser"] is None:
         if reason == "max_actions":
@@ -766,7 +764,7 @@ def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
     mine = (
         Q(match__players__user=user, finished_at__isnull=False)
         & ~Q(match__status=Match.Status.ANNULLED)
-        & ~Q(outcome__reason="aborted")
+        & ~Q(outcome__reason=Reason.ABORTED.value)
     )
     lost_seat = reduce(
         operator.or_,

@@ -11,9 +11,7 @@ Lock order, to stay free of deadlocks: table, then match, then hand.
 from __future__ import annotations
 
 import logging
-import re
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,15 +22,13 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from core.errors import Refused
-from games import events, ratings, rows, signals
+from games import events, ratings, refusals, rows, signals
 from games.engine import (
     HandState,
     IllegalMove,
     MatchState,
-    Outcome,
     Rules,
     Timeout,
-    card_label,
     deal,
     move_from_json,
     move_to_json,
@@ -351,10 +347,10 @@ def hand_act(
             try:
                 engine_move = move_from_json(move)
                 if isinstance(engine_move, Timeout):
-                    raise IllegalMove("a timeout is not a move a player can make")
+                    raise Refused(refusals.timeout_not_a_move_text())
                 new_state = state.apply(engine_move)
             except IllegalMove as exc:
-                raise Refused(translate_illegal_move(str(exc))) from exc
+                raise Refused(refusals.illegal_move_text(exc)) from exc
             except ValueError as exc:
                 raise Refused(_("That is not a move: %(error)s") % {"error": exc}) from exc
             _record(
@@ -542,100 +538,11 @@ def chat_post(*, table_id: int, user: User, text: str, now: datetime | None = No
     return message
 
 
-# --- messages ---------------------------------------------------------------------------
-
-
-# The engine names the rule that forbids a move, in English; these say it in the user's
-# language. Each pattern matches one of the engine's IllegalMove messages.
-_ILLEGAL_MOVE_REASONS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-    (
-        re.compile(r"^you do not hold (.+)$"),
-        lambda m: _("you do not hold %(cards)s") % {"cards": m[1]},
-    ),
-    (
-        re.compile(r"^an? (\S+) cannot go on an? (\S+): a card must be"),
-        lambda m: (
-            _("a %(card)s cannot go on a %(top)s: a card must be equal to or higher than the top")
-            % {"card": m[1], "top": m[2]}
-        ),
-    ),
-    (
-        re.compile(r"^the hand opens with the base card (\S+) alone"),
-        lambda m: (
-            _("the hand opens with the base card %(base)s alone, or all four of its rank")
-            % {"base": card_label(m[1])}
-        ),
-    ),
-    (
-        re.compile(r"^the hand opens with the base card: nothing"),
-        lambda m: _("the hand opens with the base card: nothing can be picked up yet"),
-    ),
-    (
-        re.compile(r"^picking up is impossible while the pile holds only"),
-        lambda m: _("nothing can be picked up while the pile holds only the base card"),
-    ),
-    (
-        re.compile(r"^picking up is only allowed when you cannot play"),
-        lambda m: _("at this table you may pick up only when you cannot play"),
-    ),
-    (
-        re.compile(r"^never two cards at once"),
-        lambda m: _("never two cards at once: play one card, or three or four of a rank"),
-    ),
-    (re.compile(r"^at most four cards"), lambda m: _("at most four cards go down at once")),
-    (
-        re.compile(r"^a joker is played alone"),
-        lambda m: _("a joker is played alone, never in a set"),
-    ),
-    (
-        re.compile(r"^cards played together must all be of one rank"),
-        lambda m: _("cards played together must all be of one rank"),
-    ),
-    (
-        re.compile(r"^(four|three) (\S+)s cannot go on an? (\S+): they must be"),
-        lambda m: (
-            _("%(rank)s cannot go on a %(top)s: a set must be equal to or higher than the top")
-            % {"rank": m[2], "top": m[3]}
-        ),
-    ),
-    (
-        re.compile(r"^three cards go down only as the other three"),
-        lambda m: _(
-            "at this table three cards go down only as the other three of the base card's rank"
-            " on the lone base card"
-        ),
-    ),
-    (
-        re.compile(r"^three (\S+)s cannot go on an? (\S+): three cards must be"),
-        lambda m: _("three cards must be of the top card's rank"),
-    ),
-    (
-        re.compile(r"^with (\d+) card\(s\) above the base card"),
-        lambda m: _("with %(n)s cards above the base card a pick-up takes them all") % {"n": m[1]},
-    ),
-    (
-        re.compile(r"^a pick-up of (\d+) is not allowed"),
-        lambda m: _("a pick-up of %(n)s cards is not allowed at this table") % {"n": m[1]},
-    ),
-    (re.compile(r"^the hand is over"), lambda m: _("the hand is over")),
-]
-
-
-def translate_illegal_move(message: str) -> str:
-    """The engine explains in English which rule forbids a move; say it in the user's language."""
-    for pattern, say in _ILLEGAL_MOVE_REASONS:
-        match = pattern.search(message)
-        if match:
-            return _("Illegal move: %(reason)s") % {"reason": say(match)}
-    return _("Illegal move: %(reason)s") % {"reason": message}
-
-
 # --- moderation -------------------------------------------------------------------------
 # Helpers for accounts.moderation (which checks the moderator's permission and writes the
 # audit entry) and the automatic limits. Lock order as above: table, then match, then hand.
 
 TABLES_PER_WINDOW, TABLE_WINDOW = 5, timedelta(minutes=10)
-ABORTED_OUTCOME = {"loser": None, "tie": True, "reason": "aborted", "final_play": None}
 
 
 def _check_table_creation_rate(owner: User) -> None:
@@ -669,7 +576,9 @@ def _chat_flooded(user: User, now: datetime) -> None:
 
 
 def _stop_hand_in_play(match: Match, now: datetime) -> Hand | None:
-    """End the hand in play of ``match`` (locked by the caller) with no letter for anybody.
+    """End the hand in play of ``match`` (locked by the caller) with no letter for anybody:
+    the engine's ``abort()``, whose outcome (reason ``aborted``) the hand stores as it
+    stores any other.
 
     The clocks stop, the version moves on (a pending timeout or bot task becomes stale)
     and the table is told. Returns None when no hand is in play.
@@ -677,19 +586,22 @@ def _stop_hand_in_play(match: Match, now: datetime) -> Hand | None:
     hand = Hand.objects.select_for_update().filter(match=match).order_by("-number").first()
     if hand is None or hand.is_over:
         return None
+    aborted = hand.engine_state.abort()
     clocks = list(hand.clock_ms)
-    to_move = hand.state["to_move"]
+    to_move = aborted.to_move
     if hand.turn_started_at is not None:
         used_ms = max(0, int((now - hand.turn_started_at).total_seconds() * 1000))
         clocks[to_move] = max(0, clocks[to_move] - used_ms)
     hand.clock_ms = clocks
-    hand.outcome = dict(ABORTED_OUTCOME)
+    hand.state = aborted.to_json()
+    hand.outcome = aborted.outcome.to_json()
     hand.finished_at = now
     hand.turn_started_at = None
     hand.deadline = None
     hand.version += 1
     hand.match = match
     hand.save()
+    STATES.remember(hand.pk, hand.version, hand.state, aborted)
     events.hand_changed_on_commit(hand, table_id=match.table_id)
     return hand
 
@@ -707,8 +619,7 @@ def hand_stop_without_letter(*, table_id: int, now: datetime | None = None) -> H
         hand = _stop_hand_in_play(match, now) if match is not None else None
         if hand is None:
             raise Refused(_("No hand is being played here."))
-        no_letter = Outcome(loser=None, tie=True, reason="max_actions")
-        match.state = match.match_state.after_hand(no_letter).to_json()
+        match.state = match.match_state.after_hand(hand.engine_state.outcome).to_json()
         match.save(update_fields=["state"])
         events.schedule_next_hand_on_commit(match.pk, hand.number, delay=NEXT_HAND_DELAY)
     return hand

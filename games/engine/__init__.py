@@ -5,9 +5,10 @@ Start with :func:`deal` (or :meth:`HandState.from_position`), list moves with
 """
 
 from games.engine.cards import card_code, card_label, card_rank_label, is_spade, parse_card
-from games.engine.hand import HandState, HistoryEntry, Outcome, deal, replay
+from games.engine.hand import REASONS, HandState, HistoryEntry, Outcome, Reason, deal, replay
 from games.engine.match import LETTERS, MatchState
 from games.engine.moves import (
+    Illegal,
     IllegalMove,
     Move,
     PickUp,
@@ -22,8 +23,10 @@ from games.engine.shuffle import seed_commitment, shuffled_deck, verify_commitme
 __all__ = [
     "LETTERS",
     "PROFILES",
+    "REASONS",
     "HandState",
     "HistoryEntry",
+    "Illegal",
     "IllegalMove",
     "MatchState",
     "Move",
@@ -31,6 +34,7 @@ __all__ = [
     "PickUp",
     "Play",
     "Profile",
+    "Reason",
     "Rules",
     "Timeout",
     "card_code",

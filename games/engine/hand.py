@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, NoReturn
 
 from games.engine.cards import (
@@ -47,6 +48,7 @@ from games.engine.cards import (
 from games.engine.moves import (
     JOKER_RANK,
     TIMEOUT,
+    Illegal,
     IllegalMove,
     Move,
     PickUp,
@@ -58,10 +60,27 @@ from games.engine.moves import (
 from games.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from games.engine.shuffle import shuffled_deck
 
-__all__ = ["HandState", "HistoryEntry", "Outcome", "deal", "replay"]
+__all__ = ["REASONS", "HandState", "HistoryEntry", "Outcome", "Reason", "deal", "replay"]
 
 STATE_FORMAT = 1
-REASONS = ("last_player", "final_play_tie", "timeout", "max_actions")
+
+
+class Reason(StrEnum):
+    """Why a hand ended; its value is what the JSON of an outcome holds."""
+
+    LAST_PLAYER = "last_player"
+    """One player is left holding cards and loses (RULES §6)."""
+    FINAL_PLAY_TIE = "final_play_tie"
+    """The last player emptied his hand with the automatic final play: a tie (RULES §6)."""
+    TIMEOUT = "timeout"
+    """The player to move ran out of time and loses (RULES §8)."""
+    MAX_ACTIONS = "max_actions"
+    """The hand reached its action limit: a tie, or the most cards lose (RULES §6)."""
+    ABORTED = "aborted"
+    """Stopped from outside the rules (a moderator, a tournament): nobody loses."""
+
+
+REASONS: tuple[Reason, ...] = tuple(Reason)
 
 _AUTO = True  # history marker of the automatic final play
 _BIT = [1 << i for i in range(54)]
@@ -77,23 +96,27 @@ class Outcome:
     """How a hand ended (RULES §6, §8).
 
     ``loser`` is the seat that gets a letter, or None for a tie; ``reason``
-    is one of ``last_player``, ``final_play_tie``, ``timeout``,
-    ``max_actions``. ``final_play`` / ``final_seat`` record the automatic
-    final play that made a tie (None otherwise).
+    is a :class:`Reason` (given as its value, it is made one). ``final_play`` /
+    ``final_seat`` record the automatic final play that made a tie (None
+    otherwise).
     """
 
     loser: int | None
     tie: bool
-    reason: str
+    reason: Reason
     final_play: Play | None = None
     final_seat: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.reason.__class__ is not Reason:
+            object.__setattr__(self, "reason", Reason(self.reason))
 
     def to_json(self) -> dict[str, Any]:
         """``{"loser", "tie", "reason", "final_play": {"seat", "cards"} | None}``."""
         return {
             "loser": self.loser,
             "tie": self.tie,
-            "reason": self.reason,
+            "reason": self.reason.value,
             "final_play": None
             if self.final_play is None
             else {"seat": self.final_seat, "cards": list(self.final_play.cards)},
@@ -573,11 +596,12 @@ class HandState(_Slots):
     def apply(self, move: Move) -> HandState:
         """Return the state after the player to move makes ``move``.
 
-        Raises ``IllegalMove`` (a ``ValueError``) naming the rule that
-        forbids it; ``TypeError`` if ``move`` is not a move at all.
+        Raises ``IllegalMove`` (a ``ValueError``) whose ``code`` says which
+        rule forbids it (and its message names the rule); ``TypeError`` if
+        ``move`` is not a move at all.
         """
         if self._outcome is not None:
-            raise IllegalMove("the hand is over")
+            raise IllegalMove(Illegal.HAND_OVER)
         if move.__class__ is not Play:
             if move.__class__ is PickUp:
                 return self._apply_pickup(move)  # type: ignore[arg-type]
@@ -590,18 +614,14 @@ class HandState(_Slots):
         h = hands[p]
         mask = move._mask
         if h & mask != mask:
-            missing = mask_to_codes(mask & ~h)
-            raise IllegalMove(f"you do not hold {', '.join(missing)}")
+            raise IllegalMove(Illegal.NOT_HELD, cards=tuple(mask_to_codes(mask & ~h)))
         pile = self._pile
         rank = move._rank
         if not pile:
             self._check_opening(move)
         elif move._n == 1:
             if rank < self._top_rank and rank != JOKER_RANK:
-                raise IllegalMove(
-                    f"a {rank_label(rank)} cannot go on a {self._top_label()}: a card must be"
-                    " equal to or higher than the top (RULES §4.1)"
-                )
+                raise IllegalMove(Illegal.CARD_TOO_LOW, card=rank_label(rank), **self._top_params())
         else:
             self._check_set(move)
 
@@ -654,7 +674,7 @@ class HandState(_Slots):
     def timeout(self) -> HandState:
         """The player to move ran out of time: he loses the hand at once (RULES §8)."""
         if self._outcome is not None:
-            raise IllegalMove("the hand is over")
+            raise IllegalMove(Illegal.HAND_OVER)
         p = self._to_move
         return self._child(
             self._hands,
@@ -664,7 +684,24 @@ class HandState(_Slots):
             p,
             self._actions,
             (self._hist, p, TIMEOUT, None),
-            Outcome(p, False, "timeout"),
+            Outcome(p, False, Reason.TIMEOUT),
+        )
+
+    def abort(self) -> HandState:
+        """The hand stopped where it stands, from outside the rules (a moderator, a
+        tournament): over, a tie, nobody loses (``Reason.ABORTED``). Not a move: the
+        history gets no entry, the cards stay where they are."""
+        if self._outcome is not None:
+            raise IllegalMove(Illegal.HAND_OVER)
+        return self._child(
+            self._hands,
+            self._betons,
+            self._pile,
+            self._top_rank,
+            self._to_move,
+            self._actions,
+            self._hist,
+            Outcome(None, True, Reason.ABORTED),
         )
 
     def _child(
@@ -700,12 +737,8 @@ class HandState(_Slots):
         k = len(pile) - 1
         if k <= 0:
             if not pile:
-                raise IllegalMove(
-                    "the hand opens with the base card: nothing can be picked up yet (RULES §3)"
-                )
-            raise IllegalMove(
-                "picking up is impossible while the pile holds only the base card (RULES §4.4)"
-            )
+                raise IllegalMove(Illegal.PICKUP_BEFORE_OPENING)
+            raise IllegalMove(Illegal.PICKUP_BASE_ONLY)
         count = move.count
         if count not in t.pickup_counts[k]:
             self._refuse_pickup(count, k)
@@ -713,10 +746,7 @@ class HandState(_Slots):
         hands = self._hands
         h = hands[p]
         if not t.voluntary and t.plays(h, pile, self._top_rank):
-            raise IllegalMove(
-                "picking up is only allowed when you cannot play (voluntary_pickup is off,"
-                " RULES §4.4)"
-            )
+            raise IllegalMove(Illegal.PICKUP_NOT_VOLUNTARY)
         taken = pile[-count:]
         new_pile = pile[:-count]
         for card_id in taken:
@@ -751,80 +781,52 @@ class HandState(_Slots):
 
     # -- rule checks that only run on the slow (refusing) paths or for sets --
 
-    def _top_label(self) -> str:
-        label = rank_label(self._top_rank)
-        if self._pile[-1] >= 52:
-            return f"{label} (the joker on top counts as the {label} it covers)"
-        return label
+    def _top_params(self) -> dict[str, Any]:
+        """The top's rank for a refusal, and whether a joker on top stands for it."""
+        return {"top": rank_label(self._top_rank), "joker_on_top": self._pile[-1] >= 52}
 
     def _check_opening(self, move: Play) -> None:
         t = self._t
         ids = move._ids
         if ids == (t.base,) or (move._n == 4 and move._rank == t.base_rank and ids[0] == t.base):
             return
-        base = card_code(t.base)
         raise IllegalMove(
-            f"the hand opens with the base card {base} alone, or all four"
-            f" {rank_label(t.base_rank)}s with {base} at the bottom (RULES §3)"
+            Illegal.OPENING, base=card_code(t.base), base_rank=rank_label(t.base_rank)
         )
 
     def _check_set(self, move: Play) -> None:
         n = move._n
         if n == 2:
-            raise IllegalMove(
-                "never two cards at once: play one card, or three or four of a rank (RULES §4)"
-            )
+            raise IllegalMove(Illegal.TWO_CARDS)
         if n > 4:
-            raise IllegalMove("at most four cards go down at once (RULES §4)")
+            raise IllegalMove(Illegal.TOO_MANY_CARDS, count=n)
         if move._mask & JOKER_MASK:
-            raise IllegalMove(
-                "a joker is played alone: it never forms part of a set of three or four (RULES §1)"
-            )
+            raise IllegalMove(Illegal.JOKER_IN_SET)
         rank = move._rank
         if rank < 0:
-            raise IllegalMove("cards played together must all be of one rank (RULES §4.2, §4.3)")
+            raise IllegalMove(Illegal.MIXED_RANKS)
         label = rank_label(rank)
-        top_label = self._top_label()
         if n == 4:
             if rank < self._top_rank:
-                raise IllegalMove(
-                    f"four {label}s cannot go on a {top_label}: they must be equal to or"
-                    " higher than the top (RULES §4.2)"
-                )
+                raise IllegalMove(Illegal.FOUR_TOO_LOW, rank=label, **self._top_params())
             return
         t = self._t
         option = t.three_cards
         if option == "nines":
             if len(self._pile) != 1 or rank != t.base_rank:
                 raise IllegalMove(
-                    f"three cards go down only as the other three {rank_label(t.base_rank)}s on"
-                    " the lone base card (three_cards=nines, RULES §4.3)"
+                    Illegal.THREE_NOT_BASE_RANK, rank=label, base_rank=rank_label(t.base_rank)
                 )
         elif option == "match":
             if rank != self._top_rank:
-                raise IllegalMove(
-                    f"three {label}s cannot go on a {top_label}: three cards must be of the"
-                    " top card's rank (three_cards=match, RULES §4.3)"
-                )
+                raise IllegalMove(Illegal.THREE_NOT_TOP_RANK, rank=label, **self._top_params())
         elif rank < self._top_rank:
-            raise IllegalMove(
-                f"three {label}s cannot go on a {top_label}: they must be equal to or higher"
-                " than the top (three_cards=any, RULES §4.3)"
-            )
+            raise IllegalMove(Illegal.THREE_TOO_LOW, rank=label, **self._top_params())
 
     def _refuse_pickup(self, count: int, k: int) -> NoReturn:
-        option = self._t.pickup
         if k <= 3:
-            raise IllegalMove(
-                f"with {k} card(s) above the base card a pick-up takes all {k} (RULES §4.4)"
-            )
-        if option == "three":
-            rule = "exactly three cards (pickup=three"
-        elif option == "three_or_more":
-            rule = f"three to {k} cards from the top (pickup=three_or_more"
-        else:
-            rule = f"three cards or all {k} above the base card (pickup=three_or_all"
-        raise IllegalMove(f"a pick-up of {count} is not allowed: take {rule}, RULES §4.4)")
+            raise IllegalMove(Illegal.PICKUP_TAKES_ALL, count=count, above=k)
+        raise IllegalMove(Illegal.PICKUP_COUNT, count=count, above=k, pickup=self._t.pickup)
 
     # -- endings --------------------------------------------------------------
 
@@ -849,21 +851,21 @@ class HandState(_Slots):
             else:
                 final = next((m for m in t.plays(h, pile, top_rank) if m._mask == h), None)
         if final is None:
-            outcome = Outcome(last, False, "last_player")
+            outcome = Outcome(last, False, Reason.LAST_PLAYER)
             return self._child(hands, betons, pile, top_rank, last, actions, hist, outcome)
         hands = hands.copy()
         hands[last] = 0
         pile += final._ids
         if final._rank >= 0:
             top_rank = final._rank
-        outcome = Outcome(None, True, "final_play_tie", final, last)
+        outcome = Outcome(None, True, Reason.FINAL_PLAY_TIE, final, last)
         hist = (hist, last, final, _AUTO)
         return self._child(hands, betons, pile, top_rank, last, actions, hist, outcome)
 
     def _cut_off(self, hands: list[int], betons: list[int], to_move: int) -> Outcome:
         """RULES §6 max_actions: a tie, or the most cards (hand + beton) loses."""
         if not self._t.most_cards:
-            return Outcome(None, True, "max_actions")
+            return Outcome(None, True, Reason.MAX_ACTIONS)
         n = self._n
         best, loser = -1, to_move
         for i in range(n):
@@ -871,7 +873,7 @@ class HandState(_Slots):
             count = hands[seat].bit_count() + betons[seat].bit_count()
             if count > best:
                 best, loser = count, seat
-        return Outcome(loser, False, "max_actions")
+        return Outcome(loser, False, Reason.MAX_ACTIONS)
 
     # -- equality ------------------------------------------------------------
 
@@ -1248,5 +1250,5 @@ def replay(
         try:
             state = state.apply(move)
         except IllegalMove as exc:
-            raise IllegalMove(f"move {index} ({move!r}): {exc}") from exc
+            raise exc.at_move(index, move) from exc
     return state

@@ -19,18 +19,186 @@ the interned one with the same cards and is accepted the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from enum import StrEnum
 from typing import Any
 
 from games.engine.cards import card_code, parse_card
 
-__all__ = ["IllegalMove", "Move", "PickUp", "Play", "Timeout", "move_from_json", "move_to_json"]
+__all__ = [
+    "Illegal",
+    "IllegalMove",
+    "Move",
+    "PickUp",
+    "Play",
+    "Timeout",
+    "move_from_json",
+    "move_to_json",
+]
 
 JOKER_RANK = -2  # _rank of a lone joker
 MIXED_RANK = -1  # _rank of a play whose cards are not all of one rank (or hold a joker)
 
 
+class Illegal(StrEnum):
+    """Why a move is refused: the machine code an :class:`IllegalMove` carries.
+
+    Each code has its parameters (``IllegalMove.params``); a rank is its label
+    (``"9"``, ``"10"``, ``"J"``), a card its code (``"9H"``), and ``joker_on_top``
+    says that the top rank is the one a joker on top covers (RULES §1).
+    """
+
+    HAND_OVER = "hand_over"
+    """The hand has an outcome already: nothing more can happen in it. No parameters."""
+    NOT_HELD = "not_held"
+    """``cards``: the cards of the play that the player does not hold (codes)."""
+    OPENING = "opening"
+    """The first play is not the base card alone nor the four of its rank with it at the
+    bottom (RULES §3). ``base``: the base card's code; ``base_rank``: its rank."""
+    CARD_TOO_LOW = "card_too_low"
+    """A single card below the top (RULES §4.1). ``card``, ``top``: ranks; ``joker_on_top``."""
+    TWO_CARDS = "two_cards"
+    """Two cards at once (RULES §4). No parameters."""
+    TOO_MANY_CARDS = "too_many_cards"
+    """More than four cards at once (RULES §4). ``count``: how many."""
+    JOKER_IN_SET = "joker_in_set"
+    """A joker in a set of three or four (RULES §1). No parameters."""
+    MIXED_RANKS = "mixed_ranks"
+    """Cards played together of several ranks (RULES §4.2, §4.3). No parameters."""
+    FOUR_TOO_LOW = "four_too_low"
+    """Four cards below the top (RULES §4.2). ``rank``, ``top``: ranks; ``joker_on_top``."""
+    THREE_NOT_BASE_RANK = "three_not_base_rank"
+    """``three_cards=nines``: three cards go down only as the other three of the base
+    card's rank on the lone base card (RULES §4.3). ``rank``: the rank played;
+    ``base_rank``: the base card's."""
+    THREE_NOT_TOP_RANK = "three_not_top_rank"
+    """``three_cards=match``: three cards not of the top's rank (RULES §4.3). ``rank``,
+    ``top``: ranks; ``joker_on_top``."""
+    THREE_TOO_LOW = "three_too_low"
+    """``three_cards=any``: three cards below the top (RULES §4.3). ``rank``, ``top``:
+    ranks; ``joker_on_top``."""
+    PICKUP_BEFORE_OPENING = "pickup_before_opening"
+    """A pick-up before the base card was played (RULES §3). No parameters."""
+    PICKUP_BASE_ONLY = "pickup_base_only"
+    """A pick-up while the pile holds only the base card (RULES §4.4). No parameters."""
+    PICKUP_TAKES_ALL = "pickup_takes_all"
+    """With three cards or fewer above the base card a pick-up takes them all (RULES
+    §4.4). ``count``: the cards asked for; ``above``: the cards above the base card."""
+    PICKUP_COUNT = "pickup_count"
+    """A pick-up of a number of cards the table's ``pickup`` option forbids (RULES §4.4).
+    ``count``: the cards asked for; ``above``: the cards above the base card;
+    ``pickup``: the option (``three``, ``three_or_more``, ``three_or_all``)."""
+    PICKUP_NOT_VOLUNTARY = "pickup_not_voluntary"
+    """A pick-up by a player who could play, with ``voluntary_pickup`` off (RULES §4.4).
+    No parameters."""
+
+
+def _top(params: dict[str, Any]) -> str:
+    top = params["top"]
+    if params.get("joker_on_top"):
+        return f"{top} (the joker on top counts as the {top} it covers)"
+    return top
+
+
+def _pickup_rule(params: dict[str, Any]) -> str:
+    option, above = params["pickup"], params["above"]
+    if option == "three":
+        return "exactly three cards (pickup=three"
+    if option == "three_or_more":
+        return f"three to {above} cards from the top (pickup=three_or_more"
+    return f"three cards or all {above} above the base card (pickup=three_or_all"
+
+
+# The English sentence of each code, naming the rule (and its RULES.md section).
+_SENTENCES: dict[Illegal, Callable[[dict[str, Any]], str]] = {
+    Illegal.HAND_OVER: lambda p: "the hand is over",
+    Illegal.NOT_HELD: lambda p: f"you do not hold {', '.join(p['cards'])}",
+    Illegal.OPENING: lambda p: (
+        f"the hand opens with the base card {p['base']} alone, or all four"
+        f" {p['base_rank']}s with {p['base']} at the bottom (RULES §3)"
+    ),
+    Illegal.CARD_TOO_LOW: lambda p: (
+        f"a {p['card']} cannot go on a {_top(p)}: a card must be"
+        " equal to or higher than the top (RULES §4.1)"
+    ),
+    Illegal.TWO_CARDS: lambda p: (
+        "never two cards at once: play one card, or three or four of a rank (RULES §4)"
+    ),
+    Illegal.TOO_MANY_CARDS: lambda p: "at most four cards go down at once (RULES §4)",
+    Illegal.JOKER_IN_SET: lambda p: (
+        "a joker is played alone: it never forms part of a set of three or four (RULES §1)"
+    ),
+    Illegal.MIXED_RANKS: lambda p: (
+        "cards played together must all be of one rank (RULES §4.2, §4.3)"
+    ),
+    Illegal.FOUR_TOO_LOW: lambda p: (
+        f"four {p['rank']}s cannot go on a {_top(p)}: they must be equal to or"
+        " higher than the top (RULES §4.2)"
+    ),
+    Illegal.THREE_NOT_BASE_RANK: lambda p: (
+        f"three cards go down only as the other three {p['base_rank']}s on"
+        " the lone base card (three_cards=nines, RULES §4.3)"
+    ),
+    Illegal.THREE_NOT_TOP_RANK: lambda p: (
+        f"three {p['rank']}s cannot go on a {_top(p)}: three cards must be of the"
+        " top card's rank (three_cards=match, RULES §4.3)"
+    ),
+    Illegal.THREE_TOO_LOW: lambda p: (
+        f"three {p['rank']}s cannot go on a {_top(p)}: they must be equal to or higher"
+        " than the top (three_cards=any, RULES §4.3)"
+    ),
+    Illegal.PICKUP_BEFORE_OPENING: lambda p: (
+        "the hand opens with the base card: nothing can be picked up yet (RULES §3)"
+    ),
+    Illegal.PICKUP_BASE_ONLY: lambda p: (
+        "picking up is impossible while the pile holds only the base card (RULES §4.4)"
+    ),
+    Illegal.PICKUP_TAKES_ALL: lambda p: (
+        f"with {p['above']} card(s) above the base card a pick-up takes all"
+        f" {p['above']} (RULES §4.4)"
+    ),
+    Illegal.PICKUP_COUNT: lambda p: (
+        f"a pick-up of {p['count']} is not allowed: take {_pickup_rule(p)}, RULES §4.4)"
+    ),
+    Illegal.PICKUP_NOT_VOLUNTARY: lambda p: (
+        "picking up is only allowed when you cannot play (voluntary_pickup is off, RULES §4.4)"
+    ),
+}
+
+
 class IllegalMove(ValueError):
-    """The move breaks a rule; the message names the rule (and its RULES.md section)."""
+    """The move breaks a rule: ``code`` says which (an :class:`Illegal`), ``params`` its
+    particulars, and ``str()`` an English sentence naming the rule (and its RULES.md
+    section): ``IllegalMove(code=Illegal.NOT_HELD, cards=("QH",))``.
+
+    A refusal of :func:`~games.engine.hand.replay` keeps the code and parameters of the
+    move it could not apply, adds its ``index`` to the parameters and says it in the
+    sentence.
+    """
+
+    code: Illegal
+    params: dict[str, Any]
+
+    def __init__(self, code: Illegal | str, **params: Any) -> None:
+        code = Illegal(code)
+        super().__init__(_SENTENCES[code](params))
+        self.code = code
+        self.params = params
+
+    def at_move(self, index: int, move: object) -> IllegalMove:
+        """The same refusal, said of the move at ``index`` of a list of moves."""
+        exc = IllegalMove(self.code, **{**self.params, "index": index})
+        exc.args = (f"move {index} ({move!r}): {self}",)
+        return exc
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self.code.value, self.params, self.args))
+
+
+def _rebuild(code: str, params: dict[str, Any], args: tuple[Any, ...]) -> IllegalMove:
+    exc = IllegalMove(code, **params)
+    exc.args = args
+    return exc
 
 
 _setattr = object.__setattr__

@@ -16,7 +16,7 @@ from accounts import moderation
 from accounts.models import AuditLog, Report, User
 from accounts.notices import PERMANENT
 from games import selectors, services
-from games.engine import Rules
+from games.engine import Reason, Rules
 from games.models import BotLevel, ChatMessage, Hand, Match, Table
 from tests.factories import (
     PASSWORD,
@@ -284,6 +284,33 @@ def test_abort_hand_ends_it_without_a_letter_and_the_match_deals_on(mod):
     assert entry.table == table and entry.details["hand"] == hand.pk
     with pytest.raises(services.Refused, match="No hand is being played"):
         moderation.hand_abort(by=mod, table_id=make_table().pk, reason="x")
+
+
+def test_an_aborted_hand_is_over_in_its_engine_state_old_rows_too(mod):
+    table = make_table(players=2)
+    hand = start_match(table)
+    before = hand.engine_state
+    moderation.hand_abort(by=mod, table_id=table.pk, reason="server trouble")
+
+    hand = Hand.objects.get(pk=hand.pk)
+    state = hand.engine_state
+    assert state.is_over and state.outcome.reason is Reason.ABORTED
+    assert state.outcome.to_json() == hand.outcome == hand.state["outcome"]
+    assert hand.outcome == {"loser": None, "tie": True, "reason": "aborted", "final_play": None}
+    assert (state.pile, state.to_move, state.history) == (
+        before.pile,
+        before.to_move,
+        before.history,
+    )
+
+    # A hand aborted before the engine knew the reason kept its state as it stood.
+    Hand.objects.filter(pk=hand.pk).update(state=before.to_json(), version=hand.version + 1)
+    old = Hand.objects.get(pk=hand.pk)
+    assert old.state["outcome"] is None
+    assert old.engine_state.is_over and old.engine_state.outcome.reason is Reason.ABORTED
+    assert old.engine_state.legal_moves() == ()
+    view = selectors.table_view(table=table, viewer=seated_users(table)[0])
+    assert "aborted" in view.outcome_text and view.pickups == [] and view.playable == {}
 
 
 def test_annul_match_stops_the_hand_and_leaves_the_table_ready_for_a_rematch(mod):
