@@ -309,6 +309,11 @@ def chat_flood_record(*, user_id: int, now: datetime | None = None) -> bool:
     return user_auto_mute(user_id=user_id, now=now) is not None
 
 
+def on_chat_flooded(sender: object, *, user_id: int, now: datetime, **kwargs: object) -> None:
+    """``games.signals.chat_flooded``: games refused a message over the chat rate."""
+    chat_flood_record(user_id=user_id, now=now)
+
+
 def user_auto_mute(
     *, user_id: int, duration: timedelta = FLOOD_MUTE, now: datetime | None = None
 ) -> User | None:

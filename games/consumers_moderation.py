@@ -10,6 +10,7 @@ handed to ``accounts.moderation``; the services hold every rule.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -33,30 +34,44 @@ def user_is_banned(user: User | None) -> bool:
     return user is not None and user.is_authenticated and user.is_banned()
 
 
+# The moderator commands of the table page, each run by the floor that holds its rules
+# (moderation registers them in its ready()): ``run(by=, table_id=, reason=, **fields)``.
+_moderator_commands: dict[str, Callable[..., object]] = {}
+
+
+def register_moderator_command(action: str, run: Callable[..., object]) -> None:
+    """``run`` answers the table page's moderator command ``action`` (one of
+    MODERATOR_COMMANDS). Besides ``by``, ``table_id`` and ``reason``, hide_chat gets
+    ``message_id``, annul_match ``match_id`` (the table's current match) and remove_player
+    ``user_id``."""
+    known = _moderator_commands.get(action)
+    if known is not None and known is not run:
+        raise ValueError(f"{action!r} already has a handler: {known!r}")
+    _moderator_commands[action] = run
+
+
 def run_moderator_command(
     *, action: str, content: dict[str, Any], user: User, table_id: int
 ) -> None:
-    """One moderator command from the table page, as one call of accounts.moderation."""
-    from accounts import moderation
-
+    """One moderator command from the table page, parsed here and run by its handler."""
+    run = _moderator_commands.get(action)
+    if run is None:
+        raise services.Refused(_("You do not have permission to do that."))
     # Fresh from the database: the socket's user (and his cached permissions) may be
     # older than a change of his rights or a ban.
     user = User.objects.get(pk=user.pk)
-    reason = str(content.get("reason", ""))
+    fields: dict[str, int] = {}
+    if action == "hide_chat":
+        fields["message_id"] = _id(content.get("message"))
+    elif action == "annul_match":
+        match = selectors.current_match(Table.objects.get(pk=table_id))
+        if match is None:
+            raise services.Refused(_("No match has been played at this table."))
+        fields["match_id"] = match.pk
+    elif action == "remove_player":
+        fields["user_id"] = _id(content.get("user"))
     try:
-        if action == "hide_chat":
-            moderation.chat_hide(by=user, message_id=_id(content.get("message")), reason=reason)
-        elif action == "abort_hand":
-            moderation.hand_abort(by=user, table_id=table_id, reason=reason)
-        elif action == "annul_match":
-            match = selectors.current_match(Table.objects.get(pk=table_id))
-            if match is None:
-                raise services.Refused(_("No match has been played at this table."))
-            moderation.match_annul(by=user, match_id=match.pk, reason=reason)
-        elif action == "remove_player":
-            moderation.table_remove_player(
-                by=user, table_id=table_id, user_id=_id(content.get("user")), reason=reason
-            )
+        run(by=user, table_id=table_id, reason=str(content.get("reason", "")), **fields)
     except PermissionDenied as denied:
         raise services.Refused(str(denied) or _("You do not have permission to do that.")) from None
 
