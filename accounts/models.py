@@ -47,7 +47,7 @@ class User(AbstractUser):
         return self.username
 
     def get_absolute_url(self) -> str:
-        return reverse("accounts:profile", kwargs={"username": self.username})
+        return reverse("profile", kwargs={"username": self.username})
 
     def is_banned(self, now: datetime | None = None) -> bool:
         """True while a ban is in force at ``now`` (default: the current time)."""

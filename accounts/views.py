@@ -15,19 +15,6 @@ from accounts.models import User
 from core.errors import Refused
 
 
-def profile(request: HttpRequest, username: str) -> HttpResponse:
-    player = selectors.user_public_profile(username=username)
-    from games.selectors import player_record
-    from tournaments.selectors import user_tournaments
-
-    context = {
-        "player": player,
-        "record": player_record(user=player, viewer=request.user),
-        "tournaments": user_tournaments(user=player),
-    }
-    return render(request, "accounts/profile.html", context)
-
-
 @login_required
 def account_settings(request: HttpRequest) -> HttpResponse:
     form = AccountSettingsForm(request.POST or None, instance=request.user)

@@ -12,6 +12,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
+    path("u/<str:username>/", views.profile, name="profile"),
     path("", include("accounts.urls")),
     path("", include("tournaments.urls")),
     path("", views_games.home, name="home"),
