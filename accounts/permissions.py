@@ -8,7 +8,7 @@ The ``Moderators`` group holds these permissions (superusers have them all):
 
 * ``accounts.ban_user``: ban, unban, log out everywhere;
 * ``accounts.mute_user``: mute, unmute;
-* ``accounts.change_report``: resolve or dismiss reports;
+* ``moderation.change_report``: resolve or dismiss reports;
 * ``games.hide_chatmessage``: hide a chat message (and show it again);
 * ``games.intervene_table``: abort a hand, annul a match, remove a player from a table.
 """
@@ -19,7 +19,7 @@ from accounts.models import User
 
 PERM_BAN = "accounts.ban_user"
 PERM_MUTE = "accounts.mute_user"
-PERM_REPORTS = "accounts.change_report"
+PERM_REPORTS = "moderation.change_report"
 PERM_HIDE_CHAT = "games.hide_chatmessage"
 PERM_INTERVENE = "games.intervene_table"
 

@@ -7,5 +7,4 @@ app_name = "accounts"
 urlpatterns = [
     path("account/settings/", views.account_settings, name="settings"),
     path("i18n/setlang/", views.set_language, name="set_language"),
-    path("reports/new/", views.report_new, name="report_new"),
 ]

@@ -14,6 +14,7 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("u/<str:username>/", views.profile, name="profile"),
     path("", include("accounts.urls")),
+    path("", include("moderation.urls")),
     path("", include("tournaments.urls")),
     path("", views_games.home, name="home"),
     path("rules/", views_games.rules, name="rules"),

@@ -7,9 +7,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from accounts import moderation
 from games import services
 from games.models import Hand
+from moderation import services as moderation
 from tests.factories import (
     make_moderator,
     make_table,

@@ -29,7 +29,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.models import AuditLog, Report, User
+from accounts.models import User
 from accounts.notices import PERMANENT
 from accounts.permissions import (
     PERM_BAN,
@@ -45,6 +45,7 @@ from games import events
 from games import services as games_services
 from games.models import ChatMessage, Hand, Match, Seat, Table
 from games.selectors import can_view_table
+from moderation.models import AuditLog, Report
 
 REASON_MAX = 500
 REPORT_TEXT_MAX = 1000
@@ -72,8 +73,8 @@ def audit_record(
     """Write one audit entry (``actor`` None: the site itself). Call it inside the
     transaction of the action it records, so that both commit or neither does.
 
-    Other apps' moderator actions call it too, e.g. a tournament disqualification:
-    ``action=AuditLog.Action.TOURNAMENT_DISQUALIFY, details={"tournament": id}``.
+    The floors below (games, tournaments) never call it: what they want recorded reaches
+    moderation through a signal it connects in its ``ready()``, as the chat flood does.
     """
     return AuditLog.objects.create(
         actor=actor,

@@ -1,7 +1,7 @@
 """The moderator commands of the table page, as calls of moderation's services.
 
 Games parses a command on its socket (``games.consumers_moderation``) and runs the handler
-registered here for its action (in ``AccountsConfig.ready()``); the services hold every
+registered here for its action (in ``ModerationConfig.ready()``); the services hold every
 rule, the permission checks too.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from accounts import moderation as services
 from accounts.models import User
+from moderation import services
 
 
 def hide_chat(*, by: User, table_id: int, reason: str, message_id: int) -> None:
