@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 
-from accounts.models import Report, User
+from accounts.models import User
 
 # "For good": a ban or mute until a date nobody lives to see (None means none in force).
 PERMANENT = datetime(9000, 1, 1, tzinfo=UTC)
@@ -64,19 +64,3 @@ def removed_notice(*, table_name: str, reason: str) -> str:
 def socket_notice_fragment(message: str) -> str:
     """A notice put at the top of any page (table or lobby) through its open socket."""
     return render_to_string("accounts/notices.html#socket-notice", {"notice": message})
-
-
-def report_outcome_notice(report: Report) -> str:
-    """What the reporter is told once his report has been handled."""
-    name = report.reported_user.username
-    if report.status == Report.Status.RESOLVED:
-        return _("Your report about %(name)s has been resolved: %(action)s") % {
-            "name": name,
-            "action": report.action_taken,
-        }
-    if report.action_taken:
-        return _("Your report about %(name)s has been dismissed: %(action)s") % {
-            "name": name,
-            "action": report.action_taken,
-        }
-    return _("Your report about %(name)s has been dismissed.") % {"name": name}

@@ -2,99 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass
-
 from django.shortcuts import get_object_or_404
 
-from accounts.models import AuditLog, Report, User
-from games.models import ChatMessage, MatchPlayer, Table
-from games.selectors import can_view_table
+from accounts.models import User
 
 
 def user_public_profile(*, username: str) -> User:
     """The active user shown on /u/<username>/ (404 for unknown or deactivated names)."""
     return get_object_or_404(User, username__iexact=username, is_active=True)
-
-
-# --- moderation -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ReportSubject:
-    """Who (and which chat message) a report from the table page is about."""
-
-    user: User
-    message: ChatMessage | None
-    table: Table | None
-
-
-def report_subject(
-    *,
-    viewer: User,
-    invited_tables: Collection[int],
-    user_id: int | None,
-    message_id: int | None,
-    table_id: int | None,
-) -> ReportSubject | None:
-    """The reported player (and message, and table) for ``viewer``'s report form; None if
-    unknown, and None too for a table he may not see (its chat and players stay hidden,
-    and an id that exists cannot be told from one that does not)."""
-    if message_id:
-        message = (
-            ChatMessage.objects.select_related("author", "table")
-            .filter(pk=message_id, hidden_at__isnull=True)
-            .first()
-        )
-        if message is None or not can_view_table(message.table, viewer, invited_tables):
-            return None
-        return ReportSubject(user=message.author, message=message, table=message.table)
-    user = User.objects.filter(pk=user_id, is_active=True).first() if user_id else None
-    if user is None:
-        return None
-    table = Table.objects.filter(pk=table_id).first() if table_id else None
-    if table_id and (table is None or not can_view_table(table, viewer, invited_tables)):
-        return None
-    return ReportSubject(user=user, message=None, table=table)
-
-
-@dataclass(frozen=True)
-class ModerationSummary:
-    """What a moderator sees about one user on his admin page."""
-
-    matches: list[MatchPlayer]
-    reports_against: list[Report]
-    reports_by: list[Report]
-    recent_chat: list[ChatMessage]
-    audit: list[AuditLog]
-
-
-def user_moderation_summary(user: User, *, limit: int = 20) -> ModerationSummary:
-    """His latest matches, reports against him and by him, his chat (hidden too), his log."""
-    return ModerationSummary(
-        matches=list(
-            MatchPlayer.objects.filter(user=user)
-            .select_related("match__table")
-            .order_by("-match__started_at")[:limit]
-        ),
-        reports_against=list(
-            Report.objects.filter(reported_user=user)
-            .select_related("reporter", "table")
-            .order_by("-created_at")[:limit]
-        ),
-        reports_by=list(
-            Report.objects.filter(reporter=user)
-            .select_related("reported_user", "table")
-            .order_by("-created_at")[:limit]
-        ),
-        recent_chat=list(
-            ChatMessage.objects.filter(author=user)
-            .select_related("table", "hidden_by")
-            .order_by("-created_at")[: limit * 2]
-        ),
-        audit=list(
-            AuditLog.objects.filter(target_user=user)
-            .select_related("actor", "table")
-            .order_by("-created_at")[:limit]
-        ),
-    )

@@ -5,8 +5,6 @@ from accounts import views
 app_name = "accounts"
 
 urlpatterns = [
-    path("u/<str:username>/", views.profile, name="profile"),
     path("account/settings/", views.account_settings, name="settings"),
     path("i18n/setlang/", views.set_language, name="set_language"),
-    path("reports/new/", views.report_new, name="report_new"),
 ]

@@ -211,7 +211,7 @@ class Chat(Command):
         return cls(_str(content, "text"))
 
 
-# --- a moderator's commands (accounts.moderation checks the permission) -------------------
+# --- a moderator's commands (moderation.services checks the permission) -----------------
 
 
 @dataclass(frozen=True, slots=True)

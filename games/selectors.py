@@ -19,7 +19,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from accounts.moderation import PERM_INTERVENE, may
+from accounts.permissions import PERM_INTERVENE, may
 from games.engine import LETTERS, PROFILES, HandState, Reason, Rules, card_label, parse_card
 from games.engine.rules import MAX_PLAYERS
 from games.models import (

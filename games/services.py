@@ -539,7 +539,7 @@ def chat_post(*, table_id: int, user: User, text: str, now: datetime | None = No
 
 
 # --- moderation -------------------------------------------------------------------------
-# Helpers for accounts.moderation (which checks the moderator's permission and writes the
+# Helpers for moderation.services (which checks the moderator's permission and writes the
 # audit entry) and the automatic limits. Lock order as above: table, then match, then hand.
 
 TABLES_PER_WINDOW, TABLE_WINDOW = 5, timedelta(minutes=10)
@@ -565,13 +565,10 @@ def _refuse_if_muted(user: User, now: datetime) -> None:
 
 
 def _chat_flooded(user: User, now: datetime) -> None:
-    """Refuse a message over the chat rate; repeated flooding mutes the user for a while."""
-    from accounts import moderation
-    from accounts.notices import mute_notice
-
-    if moderation.chat_flood_record(user_id=user.pk, now=now):
-        user.refresh_from_db(fields=["muted_until", "mute_reason"])
-        raise Refused(mute_notice(user, now=now))
+    """Refuse a message over the chat rate. Moderation hears of it (``signals.chat_flooded``)
+    and mutes a repeated flooder for a while; a user it has just muted is told so."""
+    signals.chat_flooded.send(sender=ChatMessage, user_id=user.pk, now=now)
+    _refuse_if_muted(user, now)
     raise Refused(_("You are writing too fast; wait a few seconds."))
 
 

@@ -1,9 +1,10 @@
-"""What games publishes for the floors above it (tournaments) and beside it (ratings).
+"""What games publishes for the floors above it (tournaments, moderation) and beside it
+(ratings).
 
-Games never imports its subscribers: they connect in their ``AppConfig.ready()``. Both
-signals are sent inside the transaction that finished the hand, with the hand and its
-match locked, so a receiver's writes commit or roll back with the hand; a receiver that
-raises undoes the hand's end too.
+Games never imports its subscribers: they connect in their ``AppConfig.ready()``. The
+hand and match signals are sent inside the transaction that finished the hand, with the
+hand and its match locked, so a receiver's writes commit or roll back with the hand; a
+receiver that raises undoes the hand's end too.
 """
 
 from __future__ import annotations
@@ -17,3 +18,8 @@ hand_finished = Signal()
 
 # A match ended (someone completed P-A-N). Keyword arguments: ``match``, ``now``.
 match_finished = Signal()
+
+# A user wrote in the chat faster than CHAT_RATE allows; his message is refused. Keyword
+# arguments: ``user_id``, ``now``. Sent outside any transaction of games', so what a
+# receiver does (moderation mutes a repeated flooder) stays although the message is refused.
+chat_flooded = Signal()

@@ -101,6 +101,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "tournaments",
+    "moderation",
 ]
 
 MIDDLEWARE = [
@@ -115,7 +116,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "accounts.middleware.ModerationMiddleware",  # bans end sessions; report outcomes
+    "moderation.middleware.ModerationMiddleware",  # bans end sessions; report outcomes
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",

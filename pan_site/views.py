@@ -1,10 +1,26 @@
 from __future__ import annotations
 
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
+from accounts.selectors import user_public_profile
+from games.selectors import player_record
 from pan_site.health import CheckResult, run_checks
 from pan_site.proxy import is_local_request
+from tournaments.selectors import user_tournaments
+
+
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's page: his record at the tables and his tournaments. It lives here, at the
+    top, because it reads every floor (accounts, games, tournaments)."""
+    player = user_public_profile(username=username)
+    context = {
+        "player": player,
+        "record": player_record(user=player, viewer=request.user),
+        "tournaments": user_tournaments(user=player),
+    }
+    return render(request, "accounts/profile.html", context)
 
 
 @never_cache

@@ -98,9 +98,13 @@ def moderators_group():
 
     group, created = Group.objects.get_or_create(name="Moderators")
     if created:
+        # The audit log and reports moved from accounts to moderation after these migrations.
+        moved = import_module("moderation.migrations.0001_initial").MOVED_MODELS
         for migration in ("0002_moderators_group", "0004_moderators_permissions"):
             module = import_module(f"accounts.migrations.{migration}")
             for app_label, codename in module.MODERATOR_PERMISSIONS:
+                if app_label == "accounts" and codename.split("_", 1)[1] in moved:
+                    app_label = "moderation"
                 group.permissions.add(
                     Permission.objects.get(content_type__app_label=app_label, codename=codename)
                 )

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.moderation import may
+from accounts.permissions import may
 from games.engine import LETTERS
 from games.models import BotLevel, Hand, Match
 from games.selectors import bot_label, rules_summary, time_control_label

@@ -40,7 +40,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from accounts.moderation import may
+from accounts.permissions import may
 from core.errors import Refused
 from games import services as games
 from games.engine import PROFILES, Rules

@@ -154,7 +154,7 @@ def test_a_password_reset_lifts_the_accounts_lock(client, mailoutbox):
 
 def test_profile_shows_the_join_date(client):
     user = make_user("ola")
-    response = client.get(reverse("accounts:profile", kwargs={"username": "ola"}))
+    response = client.get(reverse("profile", kwargs={"username": "ola"}))
     assert response.status_code == 200
     # The page shows the site's time zone (Europe/Warsaw): from 23:00 UTC it is tomorrow there.
     assert timezone.localdate(user.date_joined).isoformat() in response.content.decode()

@@ -7,9 +7,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from accounts import moderation
 from games import services
 from games.models import Hand
+from moderation import services as moderation
 from tests.factories import (
     make_moderator,
     make_table,
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 
 def stats(client, user) -> dict[str, str]:
-    page = client.get(reverse("accounts:profile", kwargs={"username": user.username}))
+    page = client.get(reverse("profile", kwargs={"username": user.username}))
     assert page.status_code == 200
     html = page.content.decode()
     return dict(re.findall(r'data-stat="([a-z-]+)">([^<]*)', html)) | {"html": html}

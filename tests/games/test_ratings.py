@@ -9,10 +9,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts import moderation
 from games import ratings, services
 from games.engine import move_to_json
 from games.models import RATING_MU, Rating, RatingChange, Table
+from moderation import services as moderation
 from tests.factories import (
     make_moderator,
     make_table,

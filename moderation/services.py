@@ -10,14 +10,7 @@ Both carry a message a moderator can read.
 Lock order: the user row first, then a table's rows in the order games.services uses
 (table, match, hand).
 
-Who may do what (permissions of the ``Moderators`` group; superusers have them all):
-
-* ``accounts.ban_user``: ban, unban, log out everywhere;
-* ``accounts.mute_user``: mute, unmute;
-* ``accounts.change_report``: resolve or dismiss reports;
-* ``games.hide_chatmessage``: hide a chat message (and show it again);
-* ``games.intervene_table``: abort a hand, annul a match, remove a player from a table.
-
+Who may do what: ``accounts.permissions`` (the permissions of the ``Moderators`` group).
 Nobody but a superuser acts on a staff account, and nobody on his own.
 """
 
@@ -36,19 +29,23 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.models import AuditLog, Report, User
+from accounts.models import User
 from accounts.notices import PERMANENT
+from accounts.permissions import (
+    PERM_BAN,
+    PERM_HIDE_CHAT,
+    PERM_INTERVENE,
+    PERM_MUTE,
+    PERM_REPORTS,
+    may,
+)
 from core import broadcast
 from core.errors import Refused
 from games import events
 from games import services as games_services
 from games.models import ChatMessage, Hand, Match, Seat, Table
-
-PERM_BAN = "accounts.ban_user"
-PERM_MUTE = "accounts.mute_user"
-PERM_REPORTS = "accounts.change_report"
-PERM_HIDE_CHAT = "games.hide_chatmessage"
-PERM_INTERVENE = "games.intervene_table"
+from games.selectors import can_view_table
+from moderation.models import AuditLog, Report
 
 REASON_MAX = 500
 REPORT_TEXT_MAX = 1000
@@ -76,8 +73,8 @@ def audit_record(
     """Write one audit entry (``actor`` None: the site itself). Call it inside the
     transaction of the action it records, so that both commit or neither does.
 
-    Other apps' moderator actions call it too, e.g. a tournament disqualification:
-    ``action=AuditLog.Action.TOURNAMENT_DISQUALIFY, details={"tournament": id}``.
+    The floors below (games, tournaments) never call it: what they want recorded reaches
+    moderation through a signal it connects in its ``ready()``, as the chat flood does.
     """
     return AuditLog.objects.create(
         actor=actor,
@@ -86,16 +83,6 @@ def audit_record(
         table=table,
         reason=reason,
         details=details or {},
-    )
-
-
-def may(user: User | None, permission: str) -> bool:
-    """Whether ``user`` holds a moderation permission (an active, unbanned account)."""
-    return bool(
-        getattr(user, "is_authenticated", False)
-        and user.is_active
-        and not user.is_banned()
-        and user.has_perm(permission)
     )
 
 
@@ -323,6 +310,11 @@ def chat_flood_record(*, user_id: int, now: datetime | None = None) -> bool:
     return user_auto_mute(user_id=user_id, now=now) is not None
 
 
+def on_chat_flooded(sender: object, *, user_id: int, now: datetime, **kwargs: object) -> None:
+    """``games.signals.chat_flooded``: games refused a message over the chat rate."""
+    chat_flood_record(user_id=user_id, now=now)
+
+
 def user_auto_mute(
     *, user_id: int, duration: timedelta = FLOOD_MUTE, now: datetime | None = None
 ) -> User | None:
@@ -370,8 +362,6 @@ def report_create(
     see (``invited_tables``: his session's invitations), as if it did not exist.
     A player's act: no audit entry.
     """
-    from games.selectors import can_view_table  # games.selectors imports this module
-
     now = now or timezone.now()
     if reason not in Report.Reason.values:
         raise Refused(_("Choose a reason."))

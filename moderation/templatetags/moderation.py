@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from django import template
 
-from accounts import moderation
 from accounts.models import User
 from accounts.notices import mute_notice
+from accounts.permissions import PERM_HIDE_CHAT, PERM_INTERVENE, may
 
 register = template.Library()
 
 
 @register.filter
 def may_hide_chat(user: User | None) -> bool:
-    return moderation.may(user, moderation.PERM_HIDE_CHAT)
+    return may(user, PERM_HIDE_CHAT)
 
 
 @register.filter
 def may_intervene(user: User | None) -> bool:
-    return moderation.may(user, moderation.PERM_INTERVENE)
+    return may(user, PERM_INTERVENE)
 
 
 @register.simple_tag

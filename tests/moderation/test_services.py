@@ -12,12 +12,13 @@ from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
-from accounts import moderation
-from accounts.models import AuditLog, Report, User
+from accounts.models import User
 from accounts.notices import PERMANENT
 from games import selectors, services
 from games.engine import Reason, Rules
 from games.models import BotLevel, ChatMessage, Hand, Match, Table
+from moderation import services as moderation
+from moderation.models import AuditLog, Report
 from tests.factories import (
     PASSWORD,
     client_for,
@@ -62,9 +63,9 @@ def test_the_moderators_group_holds_exactly_the_moderation_permissions():
         ("accounts", "view_user"),
         ("accounts", "ban_user"),
         ("accounts", "mute_user"),
-        ("accounts", "view_report"),
-        ("accounts", "change_report"),
-        ("accounts", "view_auditlog"),
+        ("moderation", "view_report"),
+        ("moderation", "change_report"),
+        ("moderation", "view_auditlog"),
         ("games", "view_table"),
         ("games", "intervene_table"),
         ("games", "view_match"),

@@ -17,10 +17,11 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
-from accounts import moderation
-from accounts.models import AuditLog, User
+from accounts.models import User
 from games import services
 from games.models import ChatMessage, Hand, Table
+from moderation import services as moderation
+from moderation.models import AuditLog
 from pan_site.asgi import application
 from tests.factories import make_moderator, make_table, seated_users
 from tests.games.ws import ORIGIN, connect, frames_until, session_cookie

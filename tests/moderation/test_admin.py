@@ -14,10 +14,11 @@ from django.contrib.auth.models import Group
 from django.test import Client
 from django.utils import timezone
 
-from accounts import moderation
-from accounts.models import AuditLog, Report, User
+from accounts.models import User
 from games import services
 from games.models import ChatMessage, Hand, Match, Table
+from moderation import services as moderation
+from moderation.models import AuditLog, Report
 from tests.factories import client_for, make_moderator, make_table, make_user, seated_users
 from tests.times import local_noon
 
@@ -51,8 +52,8 @@ def test_a_player_gets_no_admin_access_at_all():
     for url in (
         "/admin/",
         USERS,
-        "/admin/accounts/report/",
-        "/admin/accounts/auditlog/",
+        "/admin/moderation/report/",
+        "/admin/moderation/auditlog/",
         "/admin/games/chatmessage/",
         "/admin/auth/group/",
     ):
@@ -65,8 +66,8 @@ def test_a_moderator_sees_the_moderation_pages_and_no_superuser_ones(mod):
     for url in (
         "/admin/",
         USERS,
-        "/admin/accounts/report/",
-        "/admin/accounts/auditlog/",
+        "/admin/moderation/report/",
+        "/admin/moderation/auditlog/",
         "/admin/games/chatmessage/",
         "/admin/games/table/",
         "/admin/games/match/",
@@ -246,12 +247,12 @@ def test_the_report_queue_opens_on_open_reports_and_resolves_with_the_action_tak
     moderation.report_dismiss(by=make_user(is_superuser=True, is_staff=True), report_id=done.pk)
     client = client_for(mod)
 
-    queue = client.get("/admin/accounts/report/")
+    queue = client.get("/admin/moderation/report/")
     assert [r.pk for r in queue.context["cl"].result_list] == [open_report.pk]
 
     run_action(
         client,
-        "/admin/accounts/report/",
+        "/admin/moderation/report/",
         "resolve_reports",
         [open_report],
         text="muted for a day",
@@ -261,16 +262,16 @@ def test_the_report_queue_opens_on_open_reports_and_resolves_with_the_action_tak
     assert open_report.action_taken == "muted for a day" and open_report.handled_by == mod
     assert last_entry().action == "report_resolve"
     # The report's own page is for reading; it changes only through the actions.
-    assert client.post(f"/admin/accounts/report/{open_report.pk}/change/", {}).status_code == 403
-    assert client.get("/admin/accounts/report/add/").status_code == 403
-    assert client.post(f"/admin/accounts/report/{open_report.pk}/delete/").status_code == 403
+    assert client.post(f"/admin/moderation/report/{open_report.pk}/change/", {}).status_code == 403
+    assert client.get("/admin/moderation/report/add/").status_code == 403
+    assert client.post(f"/admin/moderation/report/{open_report.pk}/delete/").status_code == 403
 
 
 def test_dismiss_a_report_from_the_queue(mod):
     report = moderation.report_create(
         by=make_user(), reason="other", reported_user_id=make_user().pk
     )
-    run_action(client_for(mod), "/admin/accounts/report/", "dismiss_reports", [report], text="")
+    run_action(client_for(mod), "/admin/moderation/report/", "dismiss_reports", [report], text="")
     report.refresh_from_db()
     assert report.status == Report.Status.DISMISSED
     assert last_entry().action == "report_dismiss"
@@ -284,7 +285,7 @@ def test_nobody_edits_or_deletes_the_audit_log(mod, superuser):
     entry = moderation.audit_record(actor=mod, action=AuditLog.Action.BAN, reason="r")
     user = make_user(is_staff=True, is_superuser=True) if superuser else mod
     client = client_for(user)
-    base = "/admin/accounts/auditlog/"
+    base = "/admin/moderation/auditlog/"
     assert client.get(base).status_code == 200
     assert client.get(f"{base}{entry.pk}/change/").status_code == 200  # to read
     assert client.post(f"{base}{entry.pk}/change/", {"reason": "x"}).status_code == 403

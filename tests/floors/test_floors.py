@@ -1,0 +1,62 @@
+"""The floors point only down: engine, core <- accounts <- games <- tournaments <- moderation
+<- pan_site. Read from the source, so an import hidden in a function counts too."""
+
+from __future__ import annotations
+
+import ast
+
+from tests.floors.graph import _runtime_imports, find_cycle, floor_graph, import_graph
+
+# Each floor may import only the floors below it (a lower number).
+RANK = {
+    "engine": 0,
+    "core": 0,
+    "accounts": 1,
+    "games": 2,
+    "tournaments": 3,
+    "moderation": 4,
+    "pan_site": 5,
+}
+
+
+def test_no_module_imports_itself_round_a_circle() -> None:
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_the_floors_form_no_circle() -> None:
+    floors = floor_graph(import_graph())
+    cycle = find_cycle({here: set(there) for here, there in floors.items()})
+    assert cycle is None, "floors in a circle: " + " -> ".join(cycle or [])
+
+
+def test_every_floor_imports_only_the_floors_below_it() -> None:
+    upward = [
+        why
+        for here, targets in floor_graph(import_graph()).items()
+        for there, imports in targets.items()
+        if RANK[there] >= RANK[here]
+        for why in imports
+    ]
+    assert upward == []
+
+
+def test_the_engine_and_core_import_no_other_floor() -> None:
+    floors = floor_graph(import_graph())
+    assert floors.get("engine", {}) == {}
+    assert floors.get("core", {}) == {}
+
+
+def test_the_reader_sees_imports_in_functions_and_skips_type_checking_ones() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from games.models import Hand\n"
+        "def later():\n    from tournaments import services\n"
+    )
+    names = [node.module for node in _runtime_imports(ast.parse(source)) if hasattr(node, "module")]
+    assert names == ["typing", "tournaments"]
+
+
+def test_a_circle_is_found_and_a_ladder_is_not() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
