@@ -5,6 +5,7 @@ Start with :func:`deal` (or :meth:`HandState.from_position`), list moves with
 """
 
 from games.engine.cards import card_code, card_label, card_rank_label, is_spade, parse_card
+from games.engine.clock import Clock
 from games.engine.hand import HandState, HistoryEntry, Outcome, deal, replay
 from games.engine.match import LETTERS, MatchState
 from games.engine.moves import (
@@ -22,6 +23,7 @@ from games.engine.shuffle import seed_commitment, shuffled_deck, verify_commitme
 __all__ = [
     "LETTERS",
     "PROFILES",
+    "Clock",
     "HandState",
     "HistoryEntry",
     "IllegalMove",
