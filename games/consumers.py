@@ -51,7 +51,7 @@ from games.commands import (
     Start,
 )
 from games.consumers_moderation import MODERATOR_HANDLERS, UserSocketMixin, user_is_banned
-from games.models import Table
+from games.models import Table, to_instant
 
 logger = logging.getLogger(__name__)
 
@@ -577,7 +577,7 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         if arriving and self._is_user():
             self._mark_present()
         hand = snapshot.hand
-        overdue = hand is not None and hand.deadline is not None and hand.deadline <= timezone.now()
+        overdue = hand is not None and hand.clock.flagged(to_instant(timezone.now())) is not None
         if event is None and overdue and services.hand_check_deadline(hand_id=hand.pk):
             snapshot = selectors.table_snapshot(table_id=self.table_id)
         return self._render_table(snapshot, True, event)

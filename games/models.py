@@ -10,15 +10,30 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import HandState, MatchState, Reason, Rules
+from games.engine import Clock, HandState, MatchState, Reason, Rules
 
 MIN_SEATS, MAX_SEATS = 2, 4
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def to_instant(moment: datetime) -> int:
+    """An aware datetime as the engine's clock counts time: whole microseconds since
+    the epoch (exact, as the database stores it)."""
+    return (moment - _EPOCH) // _MICROSECOND
+
+
+def to_moment(instant: int) -> datetime:
+    """The aware datetime (UTC) of an engine instant: the inverse of ``to_instant``."""
+    return _EPOCH + timedelta(microseconds=instant)
 
 
 def new_invite_token() -> str:
@@ -210,8 +225,9 @@ class Hand(models.Model):
     (the JSON of ``engine_state.outcome``, written with it), kept in a column so that
     queries and the clock's index can read it.
 
-    The clock: ``clock_ms`` holds every seat's remaining time at ``turn_started_at``;
-    only the player to act is running, and ``deadline`` is when he runs out.
+    The clock (``clock``, the engine's ``Clock``): ``clock_ms`` holds every seat's
+    remaining time at ``turn_started_at``; only the player to act is running, and
+    ``deadline`` is when he runs out.
     """
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands")
@@ -268,6 +284,38 @@ class Hand(models.Model):
     def is_over(self) -> bool:
         """``engine_state.is_over``, read from the column that copies its outcome."""
         return self.outcome is not None
+
+    @property
+    def clock(self) -> Clock:
+        """The hand's clock, read from its fields: running for the player to move
+        while the hand has a deadline (the deadline decides his time left)."""
+        return Clock.from_stored(
+            clock_ms=self.clock_ms,
+            increment_ms=self.increment_ms,
+            to_move=self.state["to_move"],
+            turn_started_at=_instant_or_none(self.turn_started_at),
+            deadline=_instant_or_none(self.deadline),
+        )
+
+    @clock.setter
+    def clock(self, clock: Clock) -> None:
+        """Write ``clock`` on the hand's fields (not saved): the running seat must be the
+        player to move, whom the stored form leaves to ``state``."""
+        if clock.running not in (None, self.state["to_move"]):
+            raise ValueError("only the player to move can have his time running")
+        stored = clock.to_stored()
+        self.clock_ms = stored["clock_ms"]
+        self.increment_ms = stored["increment_ms"]
+        self.turn_started_at = _moment_or_none(stored["turn_started_at"])
+        self.deadline = _moment_or_none(stored["deadline"])
+
+
+def _instant_or_none(moment: datetime | None) -> int | None:
+    return None if moment is None else to_instant(moment)
+
+
+def _moment_or_none(instant: int | None) -> datetime | None:
+    return None if instant is None else to_moment(instant)
 
 
 class Action(models.Model):

@@ -32,6 +32,7 @@ from games.models import (
     RatingChange,
     Seat,
     Table,
+    to_instant,
 )
 from games.ratings import PROVISIONAL_MATCHES, display_rating, is_provisional, rating_label
 
@@ -466,13 +467,9 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
     if match is not None and hand is not None:
         view = snapshot.public
         letters = match.match_state.letters
-        running = hand.outcome is None and hand.deadline is not None  # paused: clocks stand
+        clock, at = hand.clock, to_instant(now)  # paused: every clock stands
         for p in snapshot.match_players:
-            clock = hand.clock_ms[p.seat]
-            to_move = running and p.seat == view["to_move"]
-            if to_move and hand.turn_started_at:
-                elapsed = (now - hand.turn_started_at).total_seconds() * 1000
-                clock = max(0, int(clock - elapsed))
+            to_move = hand.outcome is None and p.seat == clock.running
             connected, lag_ms = presence.get(p.user_id, (False, None))
             players.append(
                 PlayerView(
@@ -485,7 +482,7 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
                     hand_count=view["hand_counts"][p.seat],
                     beton_count=view["beton_counts"][p.seat],
                     letters=LETTERS[letters[p.seat]],
-                    clock_ms=clock,
+                    clock_ms=clock.remaining(p.seat, at),
                     clock_running=to_move,
                     connected=bool(p.bot_level) or connected,
                     lag_ms=None if p.bot_level else lag_ms,

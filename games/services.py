@@ -24,6 +24,7 @@ from accounts.models import User
 from core.errors import Refused
 from games import events, ratings, refusals, rows, signals
 from games.engine import (
+    Clock,
     HandState,
     IllegalMove,
     MatchState,
@@ -46,6 +47,7 @@ from games.models import (
     MatchPlayer,
     Seat,
     Table,
+    to_instant,
 )
 
 logger = logging.getLogger(__name__)
@@ -277,8 +279,7 @@ def _deal_hand(*, match: Match, table: Table, number: int, dealer: int, now: dat
     players = match.match_state.players
     seed, salt = secrets.token_hex(32), secrets.token_hex(16)
     state = deal(table.rules, players, dealer, seed)
-    base_ms = table.base_seconds * 1000
-    hand = Hand.objects.create(
+    hand = Hand(
         match=match,
         number=number,
         dealer=dealer,
@@ -286,11 +287,10 @@ def _deal_hand(*, match: Match, table: Table, number: int, dealer: int, now: dat
         salt=salt,
         commitment=seed_commitment(seed, salt),
         state=state.to_json(),
-        clock_ms=[base_ms] * players,
-        increment_ms=table.increment_seconds * 1000,
-        turn_started_at=now,
-        deadline=now + timedelta(milliseconds=base_ms),
     )
+    clock = Clock.new(players, table.base_seconds * 1000, table.increment_seconds * 1000)
+    hand.clock = clock.start(state.to_move, to_instant(now))
+    hand.save(force_insert=True)
     events.hand_changed_on_commit(hand, table_id=table.pk)
     return hand
 
@@ -353,8 +353,16 @@ def hand_act(
                 raise Refused(refusals.illegal_move_text(exc)) from exc
             except ValueError as exc:
                 raise Refused(_("That is not a move: %(error)s") % {"error": exc}) from exc
+            clock, at = hand.clock, to_instant(now)
+            next_seat = new_state.to_move if new_state.outcome is None else None
             _record(
-                hand, state, new_state, seat=state.to_move, now=now, increment=True, players=players
+                hand,
+                state,
+                new_state,
+                now=now,
+                used_ms=clock.elapsed_ms(at),
+                clock=clock.step(at, next_seat),
+                players=players,
             )
     if timed_out:
         raise Refused(_("Your time ran out: the timeout was applied first."), resync=True)
@@ -376,7 +384,11 @@ def hand_timeout(*, hand_id: int, version: int | None = None, now: datetime | No
 
 
 def _apply_overdue_timeout(hand: Hand, now: datetime) -> bool:
-    if hand.is_over or hand.deadline is None or now < hand.deadline:
+    if hand.is_over:
+        return False
+    clock = hand.clock
+    deadline = clock.deadline()
+    if deadline is None or clock.flagged(to_instant(now)) is None:
         return False
     state = hand.engine_state
     # The clock ran out at the deadline; the hand ends now (the lateness is measurable).
@@ -384,10 +396,9 @@ def _apply_overdue_timeout(hand: Hand, now: datetime) -> bool:
         hand,
         state,
         state.timeout(),
-        seat=state.to_move,
         now=now,
-        acted_at=hand.deadline,
-        increment=False,
+        used_ms=clock.elapsed_ms(deadline),
+        clock=clock.stop(deadline),
     )
     return True
 
@@ -408,23 +419,15 @@ def _record(
     before: HandState,
     after: HandState,
     *,
-    seat: int,
     now: datetime,
-    increment: bool,
-    acted_at: datetime | None = None,
+    used_ms: int,
+    clock: Clock,
     players: list[MatchPlayer] | None = None,
 ) -> None:
-    """Save ``after`` on the hand with version + 1, log the action, run the clocks.
-    (``players``: the match's, when the caller read them.)
-
-    The acting seat's clock loses the time from the start of his turn to ``acted_at``
-    (default ``now``) and gains the increment; the next player's clock starts; at the
-    end of the hand all stop.
+    """Save ``after`` on the hand with version + 1 and ``clock``, the clock as the action
+    left it (stopped if the hand is over); log the action with ``used_ms``, the time it
+    charged the acting seat. (``players``: the match's, when the caller read them.)
     """
-    acted_at = acted_at or now
-    used_ms = max(0, int((acted_at - hand.turn_started_at).total_seconds() * 1000))
-    clocks = list(hand.clock_ms)
-    clocks[seat] = max(0, clocks[seat] - used_ms) + (hand.increment_ms if increment else 0)
     base_index = before.history_length  # one Action row per public history entry
     new_entries = after.history_since(base_index)
     Action.objects.bulk_create(
@@ -441,13 +444,8 @@ def _record(
     hand.state = after.to_json()
     hand.version += 1
     STATES.remember(hand.pk, hand.version, hand.state, after)
-    hand.clock_ms = clocks
-    if after.outcome is None:
-        hand.turn_started_at = now
-        hand.deadline = now + timedelta(milliseconds=clocks[after.to_move])
-    else:
-        hand.turn_started_at = None
-        hand.deadline = None
+    hand.clock = clock
+    if after.outcome is not None:
         hand.outcome = after.outcome.to_json()
         hand.finished_at = now
     rows.save_fields(hand, _RECORDED_FIELDS)
@@ -584,17 +582,10 @@ def _stop_hand_in_play(match: Match, now: datetime) -> Hand | None:
     if hand is None or hand.is_over:
         return None
     aborted = hand.engine_state.abort()
-    clocks = list(hand.clock_ms)
-    to_move = aborted.to_move
-    if hand.turn_started_at is not None:
-        used_ms = max(0, int((now - hand.turn_started_at).total_seconds() * 1000))
-        clocks[to_move] = max(0, clocks[to_move] - used_ms)
-    hand.clock_ms = clocks
+    hand.clock = hand.clock.stop(to_instant(now))
     hand.state = aborted.to_json()
     hand.outcome = aborted.outcome.to_json()
     hand.finished_at = now
-    hand.turn_started_at = None
-    hand.deadline = None
     hand.version += 1
     hand.match = match
     hand.save()
@@ -784,13 +775,7 @@ def tournament_clocks_stop(*, hand: Hand, now: datetime) -> bool:
     """
     if hand.is_over or hand.deadline is None or _apply_overdue_timeout(hand, now):
         return False
-    to_move = hand.state["to_move"]
-    clocks = list(hand.clock_ms)
-    used_ms = max(0, int((now - hand.turn_started_at).total_seconds() * 1000))
-    clocks[to_move] = max(0, clocks[to_move] - used_ms)
-    hand.clock_ms = clocks
-    hand.turn_started_at = None
-    hand.deadline = None
+    hand.clock = hand.clock.stop(to_instant(now))
     hand.version += 1
     hand.save(update_fields=["clock_ms", "turn_started_at", "deadline", "version"])
     events.table_changed_on_commit(
@@ -803,8 +788,7 @@ def tournament_clocks_start(*, hand: Hand, now: datetime) -> bool:
     """Resume a paused hand (locked by the caller): the clock to move runs from what is left."""
     if hand.is_over or hand.deadline is not None:
         return False
-    hand.turn_started_at = now
-    hand.deadline = now + timedelta(milliseconds=hand.clock_ms[hand.state["to_move"]])
+    hand.clock = hand.clock.start(hand.state["to_move"], to_instant(now))
     hand.version += 1
     hand.save(update_fields=["turn_started_at", "deadline", "version"])
     events.hand_changed_on_commit(hand, table_id=hand.match.table_id)

@@ -5,6 +5,7 @@ Start with :func:`deal` (or :meth:`HandState.from_position`), list moves with
 """
 
 from games.engine.cards import card_code, card_label, card_rank_label, is_spade, parse_card
+from games.engine.clock import Clock
 from games.engine.hand import REASONS, HandState, HistoryEntry, Outcome, Reason, deal, replay
 from games.engine.match import LETTERS, MatchState
 from games.engine.moves import (
@@ -24,6 +25,7 @@ __all__ = [
     "LETTERS",
     "PROFILES",
     "REASONS",
+    "Clock",
     "HandState",
     "HistoryEntry",
     "Illegal",
