@@ -1,0 +1,60 @@
+"""Every change of state of a tournament (see ``tournaments.services.lifecycle``).
+
+The package re-exports its services, so callers keep importing ``tournaments.services``.
+"""
+
+from tournaments.formats import AdvanceReport
+from tournaments.services.lifecycle import (
+    ANNOUNCEMENT_MAX,
+    CAUSE_STAFF,
+    CAUSE_TOO_FEW,
+    ELIMINATED_FOLLOW_DELAY,
+    MAX_SECONDS_BETWEEN_HANDS,
+    NAME_MAX,
+    PERM_CREATE,
+    PERM_MANAGE,
+    TournamentSettings,
+    on_hand_finished,
+    tournament_advance,
+    tournament_announce,
+    tournament_cancel,
+    tournament_create,
+    tournament_disqualify,
+    tournament_hand_finished,
+    tournament_pause,
+    tournament_register,
+    tournament_register_bot,
+    tournament_resume,
+    tournament_settings_check,
+    tournament_start,
+    tournament_unregister,
+    tournament_update,
+)
+
+__all__ = [
+    "ANNOUNCEMENT_MAX",
+    "CAUSE_STAFF",
+    "CAUSE_TOO_FEW",
+    "ELIMINATED_FOLLOW_DELAY",
+    "MAX_SECONDS_BETWEEN_HANDS",
+    "NAME_MAX",
+    "PERM_CREATE",
+    "PERM_MANAGE",
+    "AdvanceReport",
+    "TournamentSettings",
+    "on_hand_finished",
+    "tournament_advance",
+    "tournament_announce",
+    "tournament_cancel",
+    "tournament_create",
+    "tournament_disqualify",
+    "tournament_hand_finished",
+    "tournament_pause",
+    "tournament_register",
+    "tournament_register_bot",
+    "tournament_resume",
+    "tournament_settings_check",
+    "tournament_start",
+    "tournament_unregister",
+    "tournament_update",
+]
