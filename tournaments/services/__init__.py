@@ -1,11 +1,37 @@
-"""Every change of state of a tournament (see ``tournaments.services.lifecycle``).
+"""Every change of state of a tournament: one function per action (DESIGN.md).
 
-The package re-exports its services, so callers keep importing ``tournaments.services``.
+Each service runs in one transaction and says which locks it takes; a refusal raises
+``core.errors.Refused`` and changes nothing. Broadcasts, tasks and mail leave after
+the commit (``tournaments.events``). Everything a tournament knows lives in the
+database (entries, their letters and tables, the games rows), and every step is
+derived from it again, so each step is safe to repeat and a restarted worker loses
+nothing.
+
+The rules of the tournament's format (how players sit, who goes out, what the tables do
+between hands, when it is over) are not here: the services call the format through
+``tournaments.formats.TournamentFormat``, and the format works on the rows through
+``tournaments.play``.
+
+Lock order, free of deadlocks with the games services: **hand, match, tournament**,
+then the rows of tables between hands (table, seats, match).
+
+* A hand that ends at a tournament table holds its hand and match rows and then takes
+  the tournament's row (``tournament_hand_finished``, inside the hand's transaction).
+* ``tournament_advance`` (balancing and dealing) takes the tournament's row first and
+  then touches only tables between hands, whose rows no move is holding on the way to
+  the tournament's lock.
+* Services that stop hands in play (pause, resume, cancel, disqualify) lock those hands
+  and their matches before the tournament, as a finishing hand does, and try again if a
+  hand was dealt in between.
+
+Where things live: ``lifecycle`` (create, edit, register, announce, start, finished
+hands, the steps between hands), ``staff`` (pause, resume, cancel, disqualify) and, below
+both, ``_common`` (the settings and their check, permissions, the tournament's lock). This
+package re-exports them, so callers import ``tournaments.services`` only.
 """
 
 from tournaments.formats import AdvanceReport
-from tournaments.services.lifecycle import (
-    ANNOUNCEMENT_MAX,
+from tournaments.services._common import (
     CAUSE_STAFF,
     CAUSE_TOO_FEW,
     ELIMINATED_FOLLOW_DELAY,
@@ -14,21 +40,26 @@ from tournaments.services.lifecycle import (
     PERM_CREATE,
     PERM_MANAGE,
     TournamentSettings,
+    tournament_settings_check,
+)
+from tournaments.services.lifecycle import (
+    ANNOUNCEMENT_MAX,
     on_hand_finished,
     tournament_advance,
     tournament_announce,
-    tournament_cancel,
     tournament_create,
-    tournament_disqualify,
     tournament_hand_finished,
-    tournament_pause,
     tournament_register,
     tournament_register_bot,
-    tournament_resume,
-    tournament_settings_check,
     tournament_start,
     tournament_unregister,
     tournament_update,
+)
+from tournaments.services.staff import (
+    tournament_cancel,
+    tournament_disqualify,
+    tournament_pause,
+    tournament_resume,
 )
 
 __all__ = [
