@@ -23,13 +23,7 @@ from games.models import Hand, Match
 from tournaments import events, play
 from tournaments.formats import format_of
 from tournaments.models import Tournament, TournamentEntry
-from tournaments.services._common import (
-    CAUSE_STAFF,
-    PERM_MANAGE,
-    _cancel,
-    _locked,
-    _require,
-)
+from tournaments.services._common import CAUSE_STAFF, PERM_MANAGE, _cancel, _locked, _require
 
 R = TypeVar("R")
 
