@@ -1,117 +1,43 @@
-"""Moderation: bans, mutes, reports, hidden chat, interventions at tables, the audit log.
+"""A moderator's actions on a user: ban and unban, mute and unmute, log out everywhere;
+and the site's own limit, the automatic mute of a user who floods the chat.
 
-One service per moderator action (DESIGN.md, house style 2). Each takes the moderator
-as ``by``, checks his permission, runs in one transaction holding the row lock of what
-it changes, writes exactly one :class:`AuditLog` entry in that transaction, and sends
-its events after the commit. A missing permission raises ``PermissionDenied``; an
-action that cannot be taken (nothing to do, bad input) raises ``core.errors.Refused``.
-Both carry a message a moderator can read.
-
-Lock order: the user row first, then a table's rows in the order games.services uses
-(table, match, hand).
-
-Who may do what: ``accounts.permissions`` (the permissions of the ``Moderators`` group).
-Nobody but a superuser acts on a staff account, and nobody on his own.
+Each locks the user row (then, for a ban, the tables he leaves, in games' order).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from datetime import datetime, timedelta
 from importlib import import_module
-from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.core.cache import cache
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
 from accounts.notices import PERMANENT
-from accounts.permissions import (
-    PERM_BAN,
-    PERM_HIDE_CHAT,
-    PERM_INTERVENE,
-    PERM_MUTE,
-    PERM_REPORTS,
-    may,
-)
+from accounts.permissions import PERM_BAN, PERM_MUTE
 from core import broadcast
 from core.errors import Refused
-from games import events
 from games import services as games_services
-from games.models import ChatMessage, Hand, Match, Seat, Table
-from games.selectors import can_view_table
-from moderation.models import AuditLog, Report
+from games.models import Seat, Table
+from moderation.models import AuditLog
+from moderation.services._common import (
+    _clean_reason,
+    _locked_user,
+    _require,
+    _require_may_act_on,
+    audit_record,
+)
 
-REASON_MAX = 500
-REPORT_TEXT_MAX = 1000
-REPORTS_PER_HOUR = 10
 # Automatic limits: the third flood of the chat within FLOOD_WINDOW mutes for FLOOD_MUTE.
 # A flood is one refusal episode: refusals within FLOOD_EPISODE of the first count once.
 FLOODS_BEFORE_MUTE = 3
 FLOOD_WINDOW = timedelta(minutes=5)
 FLOOD_EPISODE = timedelta(seconds=10)
 FLOOD_MUTE = timedelta(minutes=10)
-
-
-# --- the audit log and the rules of who may act ---------------------------------------------
-
-
-def audit_record(
-    *,
-    actor: User | None,
-    action: str,
-    target_user: User | None = None,
-    table: Table | None = None,
-    reason: str = "",
-    details: dict[str, Any] | None = None,
-) -> AuditLog:
-    """Write one audit entry (``actor`` None: the site itself). Call it inside the
-    transaction of the action it records, so that both commit or neither does.
-
-    The floors below (games, tournaments) never call it: what they want recorded reaches
-    moderation through a signal it connects in its ``ready()``, as the chat flood does.
-    """
-    return AuditLog.objects.create(
-        actor=actor,
-        action=action,
-        target_user=target_user,
-        table=table,
-        reason=reason,
-        details=details or {},
-    )
-
-
-def _require(by: User, permission: str) -> None:
-    if not may(by, permission):
-        raise PermissionDenied(_("You do not have permission to do that."))
-
-
-def _require_may_act_on(by: User, target: User) -> None:
-    if target.pk == by.pk:
-        raise Refused(_("You cannot do that to your own account."))
-    if (target.is_staff or target.is_superuser) and not by.is_superuser:
-        raise PermissionDenied(_("Only a superuser can act on a staff account."))
-
-
-def _clean_reason(reason: str, *, required: bool) -> str:
-    reason = " ".join((reason or "").split())
-    if required and not reason:
-        raise Refused(_("Give a reason."))
-    if len(reason) > REASON_MAX:
-        raise Refused(_("A reason has at most %(n)d characters.") % {"n": REASON_MAX})
-    return reason
-
-
-def _locked_user(user_id: int) -> User:
-    try:
-        return User.objects.select_for_update().get(pk=user_id)
-    except User.DoesNotExist:
-        raise Refused(_("This user does not exist.")) from None
 
 
 def _until(until: datetime | None, now: datetime) -> datetime:
@@ -340,249 +266,3 @@ def user_auto_mute(
         )
         broadcast.user_event_on_commit(target.pk, {"type": "user.mute_changed"})
     return target
-
-
-# --- reports -----------------------------------------------------------------------------------
-
-
-def report_create(
-    *,
-    by: User,
-    reason: str,
-    text: str = "",
-    reported_user_id: int | None = None,
-    chat_message_id: int | None = None,
-    table_id: int | None = None,
-    invited_tables: Collection[int] = (),
-    now: datetime | None = None,
-) -> Report:
-    """A player reports another player, or one of his chat messages (which names both the
-    author and the table). Refuses self-reports, repeats of an open report, more than
-    REPORTS_PER_HOUR reports an hour, and a table (or its chat) that the reporter may not
-    see (``invited_tables``: his session's invitations), as if it did not exist.
-    A player's act: no audit entry.
-    """
-    now = now or timezone.now()
-    if reason not in Report.Reason.values:
-        raise Refused(_("Choose a reason."))
-    text = (text or "").strip()
-    if len(text) > REPORT_TEXT_MAX:
-        raise Refused(_("A report has at most %(n)d characters.") % {"n": REPORT_TEXT_MAX})
-    message = None
-    if chat_message_id is not None:
-        message = ChatMessage.objects.select_related("table").filter(pk=chat_message_id).first()
-        if message is None or not can_view_table(message.table, by, invited_tables):
-            raise Refused(_("This message does not exist."))
-        reported_user_id, table_id = message.author_id, message.table_id
-    reported = User.objects.filter(pk=reported_user_id).first() if reported_user_id else None
-    if reported is None:
-        raise Refused(_("This user does not exist."))
-    if reported.pk == by.pk:
-        raise Refused(_("You cannot report yourself."))
-    table = Table.objects.filter(pk=table_id).first() if table_id else None
-    if table_id and (table is None or not can_view_table(table, by, invited_tables)):
-        raise Refused(_("This table does not exist."))
-    with transaction.atomic():
-        # The reporter's row serializes his reports: the checks below cannot race.
-        User.objects.select_for_update().filter(pk=by.pk).first()
-        mine = Report.objects.filter(reporter=by)
-        if mine.filter(created_at__gte=now - timedelta(hours=1)).count() >= REPORTS_PER_HOUR:
-            raise Refused(_("You have sent many reports in the last hour; wait a while."))
-        same = mine.filter(status=Report.Status.OPEN, reported_user=reported, chat_message=message)
-        if message is None:
-            same = same.filter(table=table)
-        if same.exists():
-            raise Refused(_("You have already reported this; the moderators will look at it."))
-        return Report.objects.create(
-            reporter=by,
-            reported_user=reported,
-            chat_message=message,
-            table=table,
-            reason=reason,
-            text=text,
-        )
-
-
-def report_resolve(*, by: User, report_id: int, action_taken: str) -> Report:
-    """Close a report as resolved, saying what was done. The reporter is told on his next
-    page view. Locks the report row."""
-    return _report_close(
-        by=by, report_id=report_id, status=Report.Status.RESOLVED, action_taken=action_taken
-    )
-
-
-def report_dismiss(*, by: User, report_id: int, action_taken: str = "") -> Report:
-    """Close a report as dismissed (nothing to act on). Locks the report row."""
-    return _report_close(
-        by=by, report_id=report_id, status=Report.Status.DISMISSED, action_taken=action_taken
-    )
-
-
-def _report_close(*, by: User, report_id: int, status: str, action_taken: str) -> Report:
-    _require(by, PERM_REPORTS)
-    action_taken = _clean_reason(action_taken, required=status == Report.Status.RESOLVED)
-    with transaction.atomic():
-        report = Report.objects.select_for_update().filter(pk=report_id).first()
-        if report is None:
-            raise Refused(_("This report does not exist."))
-        if report.status != Report.Status.OPEN:
-            raise Refused(_("Report #%(id)d has already been handled.") % {"id": report.pk})
-        report.status = status
-        report.action_taken = action_taken
-        report.handled_by = by
-        report.handled_at = timezone.now()
-        report.save(update_fields=["status", "action_taken", "handled_by", "handled_at"])
-        audit_record(
-            actor=by,
-            action=(
-                AuditLog.Action.REPORT_RESOLVE
-                if status == Report.Status.RESOLVED
-                else AuditLog.Action.REPORT_DISMISS
-            ),
-            target_user=report.reported_user,
-            table=report.table,
-            reason=action_taken,
-            details={"report": report.pk, "reporter": report.reporter_id},
-        )
-    return report
-
-
-def report_outcomes_deliver(*, user: User) -> list[Report]:
-    """The user's handled reports he has not been told about yet, now marked as told.
-
-    Locks those report rows (a report is told once, even with two pages loading at once).
-    """
-    untold = Report.objects.filter(reporter=user, reporter_notified_at__isnull=True).exclude(
-        status=Report.Status.OPEN
-    )
-    if not untold.exists():  # the usual case, on every page view: no lock, no transaction
-        return []
-    with transaction.atomic():
-        reports = list(
-            untold.select_for_update(skip_locked=True, of=("self",)).select_related("reported_user")
-        )
-        if reports:
-            Report.objects.filter(pk__in=[r.pk for r in reports]).update(
-                reporter_notified_at=timezone.now()
-            )
-    return reports
-
-
-# --- chat --------------------------------------------------------------------------------------
-
-
-def chat_hide(*, by: User, message_id: int, reason: str = "") -> ChatMessage:
-    """Hide a chat message; it disappears from every open page of its table at once.
-
-    Locks the message row.
-    """
-    return _chat_set_hidden(by=by, message_id=message_id, reason=reason, hidden=True)
-
-
-def chat_unhide(*, by: User, message_id: int, reason: str = "") -> ChatMessage:
-    """Show a hidden chat message again (a moderator's mistake). Locks the message row."""
-    return _chat_set_hidden(by=by, message_id=message_id, reason=reason, hidden=False)
-
-
-def _chat_set_hidden(*, by: User, message_id: int, reason: str, hidden: bool) -> ChatMessage:
-    _require(by, PERM_HIDE_CHAT)
-    reason = _clean_reason(reason, required=False)
-    with transaction.atomic():
-        message = (
-            ChatMessage.objects.select_for_update()
-            .select_related("author", "table")
-            .filter(pk=message_id)
-            .first()
-        )
-        if message is None:
-            raise Refused(_("This message does not exist."))
-        if (message.hidden_at is not None) == hidden:
-            raise Refused(
-                _("This message is already hidden.") if hidden else _("This message is not hidden.")
-            )
-        message.hidden_at = timezone.now() if hidden else None
-        message.hidden_by = by if hidden else None
-        message.save(update_fields=["hidden_at", "hidden_by"])
-        audit_record(
-            actor=by,
-            action=AuditLog.Action.CHAT_HIDE if hidden else AuditLog.Action.CHAT_UNHIDE,
-            target_user=message.author,
-            table=message.table,
-            reason=reason,
-            details={"message": message.pk, "text": message.text},
-        )
-        events.chat_changed_on_commit(message.table_id)
-    return message
-
-
-# --- games -------------------------------------------------------------------------------------
-
-
-def hand_abort(*, by: User, table_id: int, reason: str, now: datetime | None = None) -> Hand:
-    """Abort the hand in play at a table: nobody gets a letter, the match deals on.
-
-    Locks the table, its match and the hand (games.services.hand_stop_without_letter).
-    """
-    _require(by, PERM_INTERVENE)
-    reason = _clean_reason(reason, required=True)
-    with transaction.atomic():
-        hand = games_services.hand_stop_without_letter(table_id=table_id, now=now)
-        audit_record(
-            actor=by,
-            action=AuditLog.Action.HAND_ABORT,
-            table=hand.match.table,
-            reason=reason,
-            details={"match": hand.match_id, "hand": hand.pk, "number": hand.number},
-        )
-    return hand
-
-
-def match_annul(*, by: User, match_id: int, reason: str, now: datetime | None = None) -> Match:
-    """Annul a match, in play or finished: it no longer counts; a hand in play stops.
-
-    Locks the table, the match and its hand (games.services.match_set_annulled).
-    """
-    _require(by, PERM_INTERVENE)
-    reason = _clean_reason(reason, required=True)
-    with transaction.atomic():
-        match = games_services.match_set_annulled(match_id=match_id, now=now)
-        audit_record(
-            actor=by,
-            action=AuditLog.Action.MATCH_ANNUL,
-            table=match.table,
-            reason=reason,
-            details={
-                "match": match.pk,
-                "players": list(
-                    match.players.exclude(user=None).values_list("user__username", flat=True)
-                ),
-            },
-        )
-    return match
-
-
-def table_remove_player(*, by: User, table_id: int, user_id: int, reason: str) -> None:
-    """Take a player out of his seat: at an open table it empties, during a match a bot
-    takes over (games.services.table_leave). Locks the table and the seat.
-    """
-    _require(by, PERM_INTERVENE)
-    reason = _clean_reason(reason, required=True)
-    with transaction.atomic():
-        table = Table.objects.filter(pk=table_id).first()
-        target = User.objects.filter(pk=user_id).first()
-        if table is None or target is None:
-            raise Refused(_("This table or user does not exist."))
-        if not table.seats.filter(user=target).exists():
-            raise Refused(_("%(name)s has no seat at this table.") % {"name": target.username})
-        games_services.table_leave(table_id=table.pk, user=target)
-        audit_record(
-            actor=by,
-            action=AuditLog.Action.TABLE_REMOVE_PLAYER,
-            target_user=target,
-            table=table,
-            reason=reason,
-        )
-        broadcast.user_event_on_commit(
-            target.pk,
-            {"type": "user.notice", "kind": "removed", "table": table.name, "reason": reason},
-        )
