@@ -1,0 +1,92 @@
+"""Every change of state at a table: one function per action (DESIGN.md, "the way of a move").
+
+Each service runs in one transaction and locks the row it changes
+(``select_for_update``); a refusal raises :class:`Refused` with a message a player can
+read, and nothing is half-applied. Broadcasts and Celery tasks leave only after the
+commit (``transaction.on_commit``), so nobody sees a state that was rolled back.
+
+Lock order, to stay free of deadlocks: table, then match, then hand.
+
+Callers use this package (``from games import services``; ``services.hand_act(...)``),
+which names the whole public API; the sub-modules hold it by sub-domain.
+"""
+
+from core.errors import Refused
+from games.services.play import (
+    CHAT_MAX_LENGTH,
+    CHAT_RATE,
+    MAX_BASE_SECONDS,
+    MAX_INCREMENT_SECONDS,
+    MIN_BASE_SECONDS,
+    NEXT_HAND_DELAY,
+    TABLE_NAME_MAX,
+    TABLE_WINDOW,
+    TABLES_PER_WINDOW,
+    TIME_PRESETS,
+    SeatedPlayer,
+    chat_post,
+    hand_act,
+    hand_check_deadline,
+    hand_stop_without_letter,
+    hand_timeout,
+    match_next_hand,
+    match_rematch,
+    match_set_annulled,
+    match_start,
+    table_add_bot,
+    table_create,
+    table_leave,
+    table_remove_bot,
+    table_sit,
+    tournament_clocks_start,
+    tournament_clocks_stop,
+    tournament_hand_deal,
+    tournament_hand_stop,
+    tournament_match_close,
+    tournament_match_start,
+    tournament_seat_vacate,
+    tournament_table_close,
+    tournament_table_create,
+    tournament_table_seat,
+    validate_time_control,
+)
+
+__all__ = [
+    "CHAT_MAX_LENGTH",
+    "CHAT_RATE",
+    "MAX_BASE_SECONDS",
+    "MAX_INCREMENT_SECONDS",
+    "MIN_BASE_SECONDS",
+    "NEXT_HAND_DELAY",
+    "TABLES_PER_WINDOW",
+    "TABLE_NAME_MAX",
+    "TABLE_WINDOW",
+    "TIME_PRESETS",
+    "Refused",
+    "SeatedPlayer",
+    "chat_post",
+    "hand_act",
+    "hand_check_deadline",
+    "hand_stop_without_letter",
+    "hand_timeout",
+    "match_next_hand",
+    "match_rematch",
+    "match_set_annulled",
+    "match_start",
+    "table_add_bot",
+    "table_create",
+    "table_leave",
+    "table_remove_bot",
+    "table_sit",
+    "tournament_clocks_start",
+    "tournament_clocks_stop",
+    "tournament_hand_deal",
+    "tournament_hand_stop",
+    "tournament_match_close",
+    "tournament_match_start",
+    "tournament_seat_vacate",
+    "tournament_table_close",
+    "tournament_table_create",
+    "tournament_table_seat",
+    "validate_time_control",
+]
