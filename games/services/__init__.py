@@ -12,17 +12,11 @@ which names the whole public API; the sub-modules hold it by sub-domain.
 """
 
 from core.errors import Refused
+from games.services._common import TABLE_NAME_MAX
 from games.services.play import (
     CHAT_MAX_LENGTH,
     CHAT_RATE,
-    MAX_BASE_SECONDS,
-    MAX_INCREMENT_SECONDS,
-    MIN_BASE_SECONDS,
     NEXT_HAND_DELAY,
-    TABLE_NAME_MAX,
-    TABLE_WINDOW,
-    TABLES_PER_WINDOW,
-    TIME_PRESETS,
     SeatedPlayer,
     chat_post,
     hand_act,
@@ -33,11 +27,6 @@ from games.services.play import (
     match_rematch,
     match_set_annulled,
     match_start,
-    table_add_bot,
-    table_create,
-    table_leave,
-    table_remove_bot,
-    table_sit,
     tournament_clocks_start,
     tournament_clocks_stop,
     tournament_hand_deal,
@@ -48,6 +37,19 @@ from games.services.play import (
     tournament_table_close,
     tournament_table_create,
     tournament_table_seat,
+)
+from games.services.tables import (
+    MAX_BASE_SECONDS,
+    MAX_INCREMENT_SECONDS,
+    MIN_BASE_SECONDS,
+    TABLE_WINDOW,
+    TABLES_PER_WINDOW,
+    TIME_PRESETS,
+    table_add_bot,
+    table_create,
+    table_leave,
+    table_remove_bot,
+    table_sit,
     validate_time_control,
 )
 
