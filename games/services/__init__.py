@@ -13,12 +13,14 @@ which names the whole public API; the sub-modules hold it by sub-domain.
 
 from core.errors import Refused
 from games.services._common import TABLE_NAME_MAX
-from games.services.play import (
+from games.services.chat import (
     CHAT_MAX_LENGTH,
     CHAT_RATE,
+    chat_post,
+)
+from games.services.play import (
     NEXT_HAND_DELAY,
     SeatedPlayer,
-    chat_post,
     hand_act,
     hand_check_deadline,
     hand_stop_without_letter,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -40,7 +40,6 @@ from games.models import (
     STATES,
     Action,
     BotLevel,
-    ChatMessage,
     Hand,
     Match,
     MatchPlayer,
@@ -58,8 +57,6 @@ from games.services._common import (
 
 logger = logging.getLogger(__name__)
 
-CHAT_MAX_LENGTH = 300
-CHAT_RATE = (5, 10)  # at most 5 messages in 10 seconds
 NEXT_HAND_DELAY = 4.0  # seconds the result of a hand stays on screen
 
 
@@ -350,53 +347,9 @@ def hand_check_deadline(*, hand_id: int, now: datetime | None = None) -> bool:
     return hand_timeout(hand_id=hand_id, now=now)
 
 
-# --- chat -------------------------------------------------------------------------------
-
-
-def chat_post(*, table_id: int, user: User, text: str, now: datetime | None = None) -> ChatMessage:
-    """Post to a table's chat: players and spectators; refused when muted or flooding."""
-    now = now or timezone.now()
-    text = " ".join((text or "").split())
-    if not text:
-        raise Refused(_("Write something first."))
-    if len(text) > CHAT_MAX_LENGTH:
-        raise Refused(_("A message has at most %(n)d characters.") % {"n": CHAT_MAX_LENGTH})
-    _refuse_if_muted(user, now)
-    limit, seconds = CHAT_RATE
-    recent = ChatMessage.objects.filter(
-        author=user, created_at__gte=now - timedelta(seconds=seconds)
-    ).count()
-    if recent >= limit:
-        _chat_flooded(user, now)  # outside any transaction of ours: a flood mute must stay
-    with transaction.atomic():
-        table = Table.objects.filter(pk=table_id).first()
-        if table is None:
-            raise Refused(_("This table does not exist."))
-        message = ChatMessage.objects.create(table=table, author=user, text=text)
-        events.chat_changed_on_commit(table.pk)
-    return message
-
-
 # --- moderation -------------------------------------------------------------------------
 # Helpers for moderation.services (which checks the moderator's permission and writes the
 # audit entry) and the automatic limits. Lock order as above: table, then match, then hand.
-
-
-def _refuse_if_muted(user: User, now: datetime) -> None:
-    """Refuse a muted user's message, read fresh: a socket's user may predate the mute."""
-    from accounts.notices import mute_notice
-
-    user.refresh_from_db(fields=["muted_until", "mute_reason"])
-    if user.is_muted(now):
-        raise Refused(mute_notice(user, now=now))
-
-
-def _chat_flooded(user: User, now: datetime) -> None:
-    """Refuse a message over the chat rate. Moderation hears of it (``signals.chat_flooded``)
-    and mutes a repeated flooder for a while; a user it has just muted is told so."""
-    signals.chat_flooded.send(sender=ChatMessage, user_id=user.pk, now=now)
-    _refuse_if_muted(user, now)
-    raise Refused(_("You are writing too fast; wait a few seconds."))
 
 
 def _stop_hand_in_play(match: Match, now: datetime) -> Hand | None:
