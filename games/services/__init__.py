@@ -8,7 +8,10 @@ commit (``transaction.on_commit``), so nobody sees a state that was rolled back.
 Lock order, to stay free of deadlocks: table, then match, then hand.
 
 Callers use this package (``from games import services``; ``services.hand_act(...)``),
-which names the whole public API; the sub-modules hold it by sub-domain.
+which names the whole public API; the sub-modules hold it by sub-domain:
+``tables`` (tables, seats, bots, time controls), ``play`` (matches, hands, moves,
+timeouts, and the moderators' stop and annulment), ``chat``, and ``tournament`` (the
+helpers tournaments.services calls); ``_common`` holds what several of them share.
 """
 
 from core.errors import Refused
@@ -20,7 +23,6 @@ from games.services.chat import (
 )
 from games.services.play import (
     NEXT_HAND_DELAY,
-    SeatedPlayer,
     hand_act,
     hand_check_deadline,
     hand_stop_without_letter,
@@ -29,16 +31,6 @@ from games.services.play import (
     match_rematch,
     match_set_annulled,
     match_start,
-    tournament_clocks_start,
-    tournament_clocks_stop,
-    tournament_hand_deal,
-    tournament_hand_stop,
-    tournament_match_close,
-    tournament_match_start,
-    tournament_seat_vacate,
-    tournament_table_close,
-    tournament_table_create,
-    tournament_table_seat,
 )
 from games.services.tables import (
     MAX_BASE_SECONDS,
@@ -53,6 +45,19 @@ from games.services.tables import (
     table_remove_bot,
     table_sit,
     validate_time_control,
+)
+from games.services.tournament import (
+    SeatedPlayer,
+    tournament_clocks_start,
+    tournament_clocks_stop,
+    tournament_hand_deal,
+    tournament_hand_stop,
+    tournament_match_close,
+    tournament_match_start,
+    tournament_seat_vacate,
+    tournament_table_close,
+    tournament_table_create,
+    tournament_table_seat,
 )
 
 __all__ = [
