@@ -16,11 +16,7 @@ helpers tournaments.services calls); ``_common`` holds what several of them shar
 
 from core.errors import Refused
 from games.services._common import TABLE_NAME_MAX
-from games.services.chat import (
-    CHAT_MAX_LENGTH,
-    CHAT_RATE,
-    chat_post,
-)
+from games.services.chat import CHAT_MAX_LENGTH, CHAT_RATE, chat_post
 from games.services.play import (
     NEXT_HAND_DELAY,
     hand_act,
