@@ -1,4 +1,6 @@
-"""Every change of state at a table: one function per action (DESIGN.md, "the way of a move").
+"""Play at a table: a match's start (and rematch), dealing, the moves of a hand
+(``hand_act``, the hot path), its clock's timeouts, recording each action, finishing a
+hand and dealing the next; and the moderators' stop of a hand or annulment of a match.
 
 Each service runs in one transaction and locks the row it changes
 (``select_for_update``); a refusal raises :class:`Refused` with a message a player can
@@ -10,10 +12,8 @@ Lock order, to stay free of deadlocks: table, then match, then hand.
 
 from __future__ import annotations
 
-import logging
 import secrets
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -28,7 +28,6 @@ from games.engine import (
     HandState,
     IllegalMove,
     MatchState,
-    Rules,
     Timeout,
     deal,
     move_from_json,
@@ -36,190 +35,19 @@ from games.engine import (
     seed_commitment,
 )
 from games.models import (
-    MAX_SEATS,
     MIN_SEATS,
     STATES,
     Action,
     BotLevel,
-    ChatMessage,
     Hand,
     Match,
     MatchPlayer,
-    Seat,
     Table,
     to_instant,
 )
+from games.services._common import _locked_table, _require_owner, _require_seating_open
 
-logger = logging.getLogger(__name__)
-
-# Time controls (issue: clocks): bounds of a custom control, and the named presets.
-MIN_BASE_SECONDS, MAX_BASE_SECONDS = 5, 60 * 60
-MAX_INCREMENT_SECONDS = 60
-TIME_PRESETS: dict[str, tuple[int, int]] = {
-    "1+0": (60, 0),
-    "2+1": (120, 1),
-    "3+2": (180, 2),
-    "5+3": (300, 3),
-    "10+5": (600, 5),
-}
-CHAT_MAX_LENGTH = 300
-CHAT_RATE = (5, 10)  # at most 5 messages in 10 seconds
 NEXT_HAND_DELAY = 4.0  # seconds the result of a hand stays on screen
-TABLE_NAME_MAX = 60
-
-
-# --- tables and seats -----------------------------------------------------------------
-
-
-def table_create(
-    *,
-    owner: User,
-    name: str,
-    rules: Rules,
-    profile: str = "",
-    seats: int = 4,
-    base_seconds: int = 180,
-    increment_seconds: int = 2,
-    is_public: bool = True,
-    rated: bool = True,
-) -> Table:
-    """Create a table with ``seats`` empty seats and sit its owner in the first one."""
-    name = (name or "").strip()
-    if not name:
-        name = _("%(username)s's table") % {"username": owner.username}
-    if len(name) > TABLE_NAME_MAX:
-        raise Refused(_("A table name has at most %(n)d characters.") % {"n": TABLE_NAME_MAX})
-    if not MIN_SEATS <= seats <= MAX_SEATS:
-        raise Refused(_("A table has 2 to 4 seats."))
-    validate_time_control(base_seconds, increment_seconds)
-    try:
-        rules.validate_for_players(seats)
-    except ValueError as exc:
-        raise Refused(str(exc)) from exc
-    _check_table_creation_rate(owner)
-    with transaction.atomic():
-        table = Table.objects.create(
-            owner=owner,
-            name=name,
-            profile=profile,
-            rules_json=rules.to_json(),
-            seats_count=seats,
-            base_seconds=base_seconds,
-            increment_seconds=increment_seconds,
-            is_public=is_public,
-            rated=rated,
-        )
-        Seat.objects.bulk_create(
-            Seat(table=table, position=p, user=owner if p == 0 else None) for p in range(seats)
-        )
-        events.lobby_changed_on_commit()
-    return table
-
-
-def validate_time_control(base_seconds: int, increment_seconds: int) -> None:
-    """Refuse a time control outside the bounds the site offers."""
-    if not MIN_BASE_SECONDS <= base_seconds <= MAX_BASE_SECONDS:
-        raise Refused(_("The time per hand must be between 5 seconds and 60 minutes."))
-    if not 0 <= increment_seconds <= MAX_INCREMENT_SECONDS:
-        raise Refused(_("The increment must be between 0 and 60 seconds."))
-
-
-def _locked_table(table_id: int) -> Table:
-    try:
-        return Table.objects.select_for_update().get(pk=table_id)
-    except Table.DoesNotExist:
-        raise Refused(_("This table does not exist.")) from None
-
-
-def _require_seating_open(table: Table) -> None:
-    if table.status == Table.Status.PLAYING:
-        raise Refused(_("A match is being played at this table; wait until it ends."))
-    if table.status == Table.Status.CLOSED:
-        raise Refused(_("This table is closed."))
-
-
-def table_sit(*, table_id: int, user: User, position: int | None = None) -> Seat:
-    """Sit ``user`` in an empty seat (the first free one if ``position`` is None)."""
-    with transaction.atomic():
-        table = _locked_table(table_id)
-        _require_seating_open(table)
-        seats = list(table.seats.select_for_update())
-        if any(s.user_id == user.pk for s in seats):
-            raise Refused(_("You already have a seat at this table."))
-        free = [s for s in seats if s.is_empty and (position is None or s.position == position)]
-        if not free:
-            raise Refused(
-                _("This seat is taken.") if position is not None else _("The table is full.")
-            )
-        seat = free[0]
-        seat.user = user
-        seat.save(update_fields=["user"])
-        _seating_changed(table)
-    return seat
-
-
-def table_leave(*, table_id: int, user: User) -> None:
-    """Stand up. During a match a greedy bot takes over the seat so the others can play on."""
-    with transaction.atomic():
-        table = _locked_table(table_id)
-        seat = table.seats.select_for_update().filter(user=user).first()
-        if seat is None:
-            raise Refused(_("You have no seat at this table."))
-        if table.managed:
-            raise Refused(_("A tournament seat cannot be left: an absent player loses on time."))
-        if table.status == Table.Status.PLAYING:
-            seat.bot_level = BotLevel.GREEDY
-            match = table.matches.filter(status=Match.Status.PLAYING).first()
-            if match:
-                match.players.filter(user=user).update(bot_level=BotLevel.GREEDY)
-                hand = match.hands.order_by("-number").first()
-                if hand:
-                    events.schedule_bot_if_needed_on_commit(hand)
-        seat.user = None
-        seat.save(update_fields=["user", "bot_level"])
-        _seating_changed(table)
-
-
-def table_add_bot(*, table_id: int, by: User, position: int, level: str) -> Seat:
-    """The table's owner puts a bot of ``level`` in an empty seat."""
-    if level not in BotLevel.values:
-        raise Refused(_("Unknown bot level."))
-    with transaction.atomic():
-        table = _locked_table(table_id)
-        _require_owner(table, by)
-        _require_seating_open(table)
-        seat = table.seats.select_for_update().filter(position=position).first()
-        if seat is None or not seat.is_empty:
-            raise Refused(_("This seat is taken."))
-        seat.bot_level = level
-        seat.save(update_fields=["bot_level"])
-        _seating_changed(table)
-    return seat
-
-
-def table_remove_bot(*, table_id: int, by: User, position: int) -> None:
-    """The table's owner removes the bot from a seat."""
-    with transaction.atomic():
-        table = _locked_table(table_id)
-        _require_owner(table, by)
-        _require_seating_open(table)
-        seat = table.seats.select_for_update().filter(position=position).first()
-        if seat is None or not seat.bot_level:
-            raise Refused(_("There is no bot in this seat."))
-        seat.bot_level = ""
-        seat.save(update_fields=["bot_level"])
-        _seating_changed(table)
-
-
-def _require_owner(table: Table, user: User) -> None:
-    if table.owner_id != user.pk:
-        raise Refused(_("Only the table's owner can do that."))
-
-
-def _seating_changed(table: Table) -> None:
-    table.save(update_fields=["updated_at"])
-    events.table_changed_on_commit(table.pk, version=None)
-    events.lobby_changed_on_commit()
 
 
 # --- matches and hands ------------------------------------------------------------------
@@ -509,65 +337,9 @@ def hand_check_deadline(*, hand_id: int, now: datetime | None = None) -> bool:
     return hand_timeout(hand_id=hand_id, now=now)
 
 
-# --- chat -------------------------------------------------------------------------------
-
-
-def chat_post(*, table_id: int, user: User, text: str, now: datetime | None = None) -> ChatMessage:
-    """Post to a table's chat: players and spectators; refused when muted or flooding."""
-    now = now or timezone.now()
-    text = " ".join((text or "").split())
-    if not text:
-        raise Refused(_("Write something first."))
-    if len(text) > CHAT_MAX_LENGTH:
-        raise Refused(_("A message has at most %(n)d characters.") % {"n": CHAT_MAX_LENGTH})
-    _refuse_if_muted(user, now)
-    limit, seconds = CHAT_RATE
-    recent = ChatMessage.objects.filter(
-        author=user, created_at__gte=now - timedelta(seconds=seconds)
-    ).count()
-    if recent >= limit:
-        _chat_flooded(user, now)  # outside any transaction of ours: a flood mute must stay
-    with transaction.atomic():
-        table = Table.objects.filter(pk=table_id).first()
-        if table is None:
-            raise Refused(_("This table does not exist."))
-        message = ChatMessage.objects.create(table=table, author=user, text=text)
-        events.chat_changed_on_commit(table.pk)
-    return message
-
-
 # --- moderation -------------------------------------------------------------------------
 # Helpers for moderation.services (which checks the moderator's permission and writes the
-# audit entry) and the automatic limits. Lock order as above: table, then match, then hand.
-
-TABLES_PER_WINDOW, TABLE_WINDOW = 5, timedelta(minutes=10)
-
-
-def _check_table_creation_rate(owner: User) -> None:
-    """At most TABLES_PER_WINDOW new tables per user in TABLE_WINDOW."""
-    since = timezone.now() - TABLE_WINDOW
-    if Table.objects.filter(owner=owner, created_at__gte=since).count() >= TABLES_PER_WINDOW:
-        raise Refused(
-            _("You have created %(n)d tables in the last few minutes; wait a while.")
-            % {"n": TABLES_PER_WINDOW}
-        )
-
-
-def _refuse_if_muted(user: User, now: datetime) -> None:
-    """Refuse a muted user's message, read fresh: a socket's user may predate the mute."""
-    from accounts.notices import mute_notice
-
-    user.refresh_from_db(fields=["muted_until", "mute_reason"])
-    if user.is_muted(now):
-        raise Refused(mute_notice(user, now=now))
-
-
-def _chat_flooded(user: User, now: datetime) -> None:
-    """Refuse a message over the chat rate. Moderation hears of it (``signals.chat_flooded``)
-    and mutes a repeated flooder for a while; a user it has just muted is told so."""
-    signals.chat_flooded.send(sender=ChatMessage, user_id=user.pk, now=now)
-    _refuse_if_muted(user, now)
-    raise Refused(_("You are writing too fast; wait a few seconds."))
+# audit entry). Lock order as above: table, then match, then hand.
 
 
 def _stop_hand_in_play(match: Match, now: datetime) -> Hand | None:
@@ -640,163 +412,3 @@ def match_set_annulled(*, match_id: int, now: datetime | None = None) -> Match:
         events.table_changed_on_commit(table.pk, version=None)
         events.lobby_changed_on_commit()
     return match
-
-
-# --- tournaments ------------------------------------------------------------------------
-# Helpers for tournaments.services, which holds the tournament's lock and decides who sits
-# where. A tournament table stays PLAYING while the tournament uses it (so no casual
-# seating command applies to it) and is CLOSED when it breaks. Each seating of a table
-# plays its own match, in which every player starts with the letters he carries.
-
-
-@dataclass(frozen=True)
-class SeatedPlayer:
-    """Who sits in seat ``position`` of a tournament table, with the letters he carries."""
-
-    position: int
-    user: User | None
-    bot_level: str
-    display_name: str
-    letters: int
-
-
-def tournament_table_create(
-    *,
-    owner: User,
-    name: str,
-    rules: Rules,
-    profile: str,
-    seats: int,
-    base_seconds: int,
-    increment_seconds: int,
-) -> Table:
-    """A public table (anyone may watch) with ``seats`` empty seats, in play from the start."""
-    table = Table.objects.create(
-        owner=owner,
-        name=name[:TABLE_NAME_MAX],
-        profile=profile,
-        rules_json=rules.to_json(),
-        seats_count=seats,
-        base_seconds=base_seconds,
-        increment_seconds=increment_seconds,
-        is_public=True,
-        managed=True,
-        status=Table.Status.PLAYING,
-    )
-    Seat.objects.bulk_create(Seat(table=table, position=p) for p in range(seats))
-    events.lobby_changed_on_commit()
-    return table
-
-
-def tournament_table_seat(*, table: Table, players: list[SeatedPlayer]) -> None:
-    """Sit ``players`` in their seats and empty every other seat (between hands only)."""
-    by_position = {p.position: p for p in players}
-    changed = []
-    for seat in table.seats.select_for_update().order_by("position"):
-        player = by_position.get(seat.position)
-        user, level = (player.user, player.bot_level) if player else (None, "")
-        if seat.user_id != (user.pk if user else None) or seat.bot_level != level:
-            seat.user, seat.bot_level = user, level
-            changed.append(seat)
-    if changed:
-        Seat.objects.bulk_update(changed, ["user", "bot_level"])
-        _seating_changed(table)
-
-
-def tournament_match_start(*, table: Table, players: list[SeatedPlayer], now: datetime) -> Match:
-    """Start a match of ``players`` (2-4, seated), each with his letters (0-2); deal hand 1.
-
-    The caller holds the tournament's lock and has closed the table's previous match.
-    """
-    players = sorted(players, key=lambda p: p.position)
-    first_dealer = secrets.randbelow(len(players))
-    state = MatchState(
-        players=len(players), dealer=first_dealer, letters=tuple(p.letters for p in players)
-    )
-    match = Match.objects.create(table=table, state=state.to_json())
-    MatchPlayer.objects.bulk_create(
-        MatchPlayer(
-            match=match,
-            seat=i,
-            table_position=p.position,
-            user=p.user,
-            bot_level=p.bot_level,
-            display_name=p.display_name,
-        )
-        for i, p in enumerate(players)
-    )
-    if table.status != Table.Status.PLAYING:
-        table.status = Table.Status.PLAYING
-        table.save(update_fields=["status", "updated_at"])
-    _deal_hand(match=match, table=table, number=1, dealer=first_dealer, now=now)
-    return match
-
-
-def tournament_match_close(*, match: Match, now: datetime) -> None:
-    """End a tournament match between hands without a result: its seating changes."""
-    if match.status == Match.Status.PLAYING:
-        match.status = Match.Status.FINISHED
-        match.finished_at = now
-        match.save(update_fields=["status", "finished_at"])
-
-
-def tournament_hand_deal(*, match: Match, now: datetime) -> Hand | None:
-    """Deal the next hand of a tournament match whose last hand is over (else None)."""
-    if match.status != Match.Status.PLAYING:
-        return None
-    last = match.hands.order_by("-number").first()
-    if last is None or not last.is_over:
-        return None
-    return _deal_hand(
-        match=match,
-        table=match.table,
-        number=last.number + 1,
-        dealer=match.match_state.dealer,
-        now=now,
-    )
-
-
-def tournament_table_close(*, table: Table, now: datetime) -> None:
-    """The tournament no longer uses the table: closed, and out of the lobby."""
-    Table.objects.filter(pk=table.pk).update(status=Table.Status.CLOSED, updated_at=now)
-    events.table_changed_on_commit(table.pk, version=None)
-    events.lobby_changed_on_commit()
-
-
-def tournament_hand_stop(*, match: Match, now: datetime) -> Hand | None:
-    """Stop the hand in play of a match (locked by the caller) with no letter for anybody."""
-    return _stop_hand_in_play(match, now)
-
-
-def tournament_clocks_stop(*, hand: Hand, now: datetime) -> bool:
-    """Pause a hand (locked by the caller): the clock to move stops with the time left.
-
-    An overdue clock is applied first, as before any move. Returns whether it stopped.
-    """
-    if hand.is_over or hand.deadline is None or _apply_overdue_timeout(hand, now):
-        return False
-    hand.clock = hand.clock.stop(to_instant(now))
-    hand.version += 1
-    hand.save(update_fields=["clock_ms", "turn_started_at", "deadline", "version"])
-    events.table_changed_on_commit(
-        hand.match.table_id, hand_id=hand.pk, version=hand.version, moved=hand
-    )
-    return True
-
-
-def tournament_clocks_start(*, hand: Hand, now: datetime) -> bool:
-    """Resume a paused hand (locked by the caller): the clock to move runs from what is left."""
-    if hand.is_over or hand.deadline is not None:
-        return False
-    hand.clock = hand.clock.start(hand.state["to_move"], to_instant(now))
-    hand.version += 1
-    hand.save(update_fields=["turn_started_at", "deadline", "version"])
-    events.hand_changed_on_commit(hand, table_id=hand.match.table_id)
-    return True
-
-
-def tournament_seat_vacate(*, table_id: int, position: int) -> None:
-    """An eliminated player leaves his seat at once. The table's row is not locked: this
-    runs inside the hand's transaction, which takes no table lock after the hand's."""
-    Seat.objects.filter(table_id=table_id, position=position).update(user=None, bot_level="")
-    events.table_changed_on_commit(table_id, version=None)

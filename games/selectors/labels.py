@@ -1,0 +1,149 @@
+"""Things in words, in the active language: a card (``CardView``), a table's rules and
+time control, an action of the log and a hand's outcome, a bot, a rating change."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from games.engine import PROFILES, Reason, Rules, card_label, parse_card
+from games.models import BotLevel, RatingChange
+from games.ratings import display_rating
+
+SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3, "X": 4}
+
+
+# --- cards -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardView:
+    code: str
+    label: str
+    rank: str
+    suit: str  # S H D C, or X for a joker
+    red: bool
+
+    @classmethod
+    def of(cls, code: str) -> CardView:
+        if code.startswith("X"):
+            return cls(code, _("Joker"), "★", "X", False)
+        rank, suit = code[:-1], code[-1]
+        return cls(code, card_label(code), rank, suit, suit in "HD")
+
+
+def card_sort_key(code: str) -> tuple[int, int]:
+    return parse_card(code), SUIT_ORDER[code[-1]]
+
+
+def cards_in_words(codes: list[str]) -> str:
+    return " ".join(card_label(c) if not c.startswith("X") else _("Joker") for c in codes)
+
+
+# --- a table's settings ------------------------------------------------------------------
+
+
+def profile_name(key: str, language: str) -> str:
+    profile = PROFILES.get(key)
+    if profile is None:
+        return _("Custom rules")
+    return profile.name_pl if language.startswith("pl") else profile.name_en
+
+
+def rules_summary(rules: Rules) -> list[str]:
+    """Every option of a table in words, in the active language (shown before sitting down)."""
+    three = {
+        "nines": _("Three nines only on the lone base card."),
+        "match": _("Three cards of the top card's rank."),
+        "any": _("Three cards of one rank, equal to or higher than the top."),
+    }[rules.three_cards]
+    pickup = {
+        "three": _("A pick-up takes the top three cards."),
+        "three_or_more": _("A pick-up takes three cards or more, as the player chooses."),
+        "three_or_all": _("A pick-up takes three cards or everything above the base card."),
+    }[rules.pickup]
+    lines = [
+        _("%(deck)d-card deck, base card %(base)s.")
+        % {"deck": rules.deck, "base": card_label(rules.base_card)},
+        three,
+        pickup,
+        _("A player may pick up even when he could play.")
+        if rules.voluntary_pickup
+        else _("A player may pick up only when he cannot play."),
+    ]
+    if rules.spades_back:
+        lines.append(_("A spade on top sends the turn back (piki cofane)."))
+    if rules.beton:
+        lines.append(_("Beton: %(n)d face-down cards per player.") % {"n": rules.beton})
+    if rules.jokers:
+        lines.append(_("Two jokers: played alone on anything, they take the covered rank."))
+    lines.append(
+        _("A tie needs exactly one ace or four aces as the last play.")
+        if rules.tie_rule == "aces_only"
+        else _("The last player ties if one legal play empties his hand.")
+    )
+    lines.append(
+        _("After %(n)d actions the hand ends: the player holding most cards loses.")
+        % {"n": rules.max_actions}
+        if rules.max_actions_result == "most_cards"
+        else _("After %(n)d actions the hand ends in a tie.") % {"n": rules.max_actions}
+    )
+    return lines
+
+
+def time_control_label(base_seconds: int, increment_seconds: int) -> str:
+    minutes, seconds = divmod(base_seconds, 60)
+    base = f"{minutes}" if not seconds else f"{minutes}:{seconds:02d}"
+    return f"{base}+{increment_seconds}"
+
+
+# --- what happened -----------------------------------------------------------------------
+
+
+def describe_action(entry: dict[str, Any], names: dict[int, str]) -> str:
+    """One line of the action log in words: 'Ola picked up K♠ Q♦ Q♣'."""
+    name = names.get(entry["seat"], "?")
+    if entry["type"] == "pickup":
+        return _("%(name)s picked up %(cards)s") % {
+            "name": name,
+            "cards": cards_in_words(entry["cards"]),
+        }
+    if entry["type"] == "timeout":
+        return _("%(name)s ran out of time") % {"name": name}
+    if entry.get("auto"):
+        return _("%(name)s finished with %(cards)s") % {
+            "name": name,
+            "cards": cards_in_words(entry["cards"]),
+        }
+    return _("%(name)s played %(cards)s") % {"name": name, "cards": cards_in_words(entry["cards"])}
+
+
+def describe_outcome(outcome: dict[str, Any], names: dict[int, str]) -> str:
+    reason = outcome["reason"]
+    if reason == Reason.ABORTED:  # by a moderator (services.hand_stop_without_letter)
+        return _("A moderator aborted this hand: nobody gets a letter.")
+    if outcome["loser"] is None:
+        if reason == "max_actions":
+            return _("The hand reached its action limit: a tie, nobody gets a letter.")
+        return _("A tie: %(name)s emptied his hand with the last play. Nobody gets a letter.") % {
+            "name": names.get((outcome.get("final_play") or {}).get("seat"), "?")
+        }
+    name = names.get(outcome["loser"], "?")
+    return {
+        "timeout": _("%(name)s ran out of time and loses the hand."),
+        "max_actions": _("The hand reached its action limit: %(name)s holds most cards and loses."),
+        "last_player": _("%(name)s is left holding cards and loses the hand."),
+    }.get(reason, _("%(name)s loses the hand.")) % {"name": name}
+
+
+def bot_label(level: str) -> str:
+    return str(BotLevel(level).label)
+
+
+def rating_delta(change: RatingChange | None) -> str:
+    """A match's effect on the shown rating, signed ("+23", "-8"), or "" if unrated."""
+    if change is None:
+        return ""
+    return f"{display_rating(change.mu_after) - display_rating(change.mu_before):+d}"

@@ -1,0 +1,281 @@
+"""One read of a table, the same for every viewer (``TableSnapshot``): built once per
+change, updated in place of a re-read after a move (``snapshot_after_change``), with
+what every viewer sees alike (``CommonView``, once per language) and who is connected.
+Each viewer's own view is derived from it in ``tables.table_view``."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, replace
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+from django.core.cache import cache
+from django.utils import timezone, translation
+
+from games.engine import LETTERS, HandState
+from games.models import Hand, Match, MatchPlayer, RatingChange, Seat, Table, to_instant
+from games.ratings import rating_label
+from games.selectors.labels import (
+    CardView,
+    describe_action,
+    describe_outcome,
+    rating_delta,
+    rules_summary,
+    time_control_label,
+)
+
+ACTIONS_SHOWN = 6
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    seat: int
+    name: str
+    user_id: int | None
+    is_bot: bool
+    is_me: bool
+    to_move: bool
+    hand_count: int
+    beton_count: int
+    letters: str
+    clock_ms: int
+    clock_running: bool
+    connected: bool
+    lag_ms: int | None
+    place: int | None = None
+    rating: str = ""  # a person's shown rating; bots have none
+
+
+def current_match(table: Table) -> Match | None:
+    return table.matches.order_by("-started_at").first()
+
+
+def current_hand(match: Match | None) -> Hand | None:
+    return None if match is None else match.hands.order_by("-number").first()
+
+
+def presence_key(table_id: int, user_id: int) -> str:
+    return f"presence:{table_id}:{user_id}"
+
+
+def lag_key(table_id: int, user_id: int) -> str:
+    return f"lag:{table_id}:{user_id}"
+
+
+@dataclass(frozen=True)
+class TableSnapshot:
+    """One read of everything a table shows, the same for every viewer: built once per
+    change and shared by all the viewers of a process, who each derive their own view
+    from it without touching the database (``table_view``)."""
+
+    table: Table
+    seats: list[Seat]
+    match: Match | None
+    hand: Hand | None
+    match_players: list[MatchPlayer]
+    rating_changes: dict[int, RatingChange]
+    presence: dict[int, tuple[bool, int | None]]
+    taken_at: datetime
+    state: HandState | None = None  # the hand's engine state, parsed once
+
+    @cached_property
+    def public(self) -> dict[str, Any]:
+        """The hand's public view (RULES.md §10), built once for every viewer."""
+        return self.state.public_view() if self.state is not None else {}
+
+    @cached_property
+    def _common_views(self) -> dict[str, CommonView]:
+        return {}
+
+    def common_view(self) -> CommonView:
+        """What every viewer sees alike, in the active language (built once per language)."""
+        language = translation.get_language() or ""
+        common = self._common_views.get(language)
+        if common is None:
+            common = self._common_views[language] = _common_view(self)
+        return common
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """Where the table stands: (hand id, hand version). Hand ids grow with each deal,
+        so a later hand always stands after an earlier one whatever their versions."""
+        return (self.hand.pk, self.hand.version) if self.hand is not None else (0, 0)
+
+    @property
+    def insiders(self) -> frozenset[int]:
+        """Who sees this table otherwise than a spectator: its owner, whoever holds a
+        seat, the players of its match (moderators too, but that is a permission)."""
+        return frozenset(
+            {self.table.owner_id}
+            | {s.user_id for s in self.seats if s.user_id}
+            | {p.user_id for p in self.match_players if p.user_id}
+        )
+
+
+def table_snapshot(
+    *,
+    table_id: int,
+    now: datetime | None = None,
+    frame: TableSnapshot | None = None,
+    hand_id: int | None = None,
+) -> TableSnapshot:
+    """Read a table once (a handful of queries); raises Table.DoesNotExist.
+
+    With ``frame`` (an earlier snapshot of the table) and ``hand_id`` (the hand that just
+    moved), only that hand and the presence are read again, in one query: a move in play
+    changes nothing else (the seats, the match and the ratings change with events that
+    read everything). A hand of another match, or a hand that ended (its loser's letter
+    is the match's), is read in full.
+    """
+    now = now or timezone.now()
+    if frame is not None and hand_id is not None and frame.match is not None:
+        hand = Hand.objects.filter(
+            pk=hand_id, match_id=frame.match.pk, outcome__isnull=True
+        ).first()
+        if hand is not None:
+            return replace(
+                frame,
+                hand=hand,
+                state=hand.engine_state,
+                presence=table_presence(frame.table, frame.match_players),
+                taken_at=now,
+            )
+    table = Table.objects.get(pk=table_id)
+    seats = list(table.seats.select_related("user__rating"))
+    match = current_match(table)
+    hand = current_hand(match)
+    match_players = list(match.players.select_related("user__rating")) if match else []
+    finished = match is not None and match.status == Match.Status.FINISHED
+    return TableSnapshot(
+        table=table,
+        seats=seats,
+        match=match,
+        hand=hand,
+        match_players=match_players,
+        rating_changes={c.user_id: c for c in match.rating_changes.all()} if finished else {},
+        presence=table_presence(table, match_players),
+        taken_at=now,
+        state=hand.engine_state if hand is not None else None,
+    )
+
+
+def snapshot_after_change(
+    frame: TableSnapshot,
+    *,
+    hand_id: int,
+    version: int,
+    change: dict[str, Any],
+    now: datetime | None = None,
+) -> TableSnapshot | None:
+    """The table after a change to its hand in play that an event carried
+    (``events.hand_change``), from the snapshot that showed the version before; None
+    when ``frame`` is not that (another hand, an older or later version): read instead.
+    Touches neither the database nor the cache (the frame's presence is kept)."""
+    hand = frame.hand
+    if hand is None or hand.pk != hand_id or hand.outcome is not None:
+        return None
+    now = now or timezone.now()
+    if hand.version == version:
+        return replace(frame, taken_at=now)
+    if hand.version != version - 1:
+        return None
+    hand = copy.copy(hand)  # the frame stays as it was for whoever holds it
+    hand.state = change["state"]
+    hand.clock_ms = list(change["clock_ms"])
+    hand.turn_started_at = _moment(change["turn_started_at"])
+    hand.deadline = _moment(change["deadline"])
+    hand.version = version
+    return replace(frame, hand=hand, state=hand.engine_state, taken_at=now)
+
+
+def _moment(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text is not None else None
+
+
+@dataclass(frozen=True)
+class CommonView:
+    """What every viewer of a snapshot sees alike, in one language: built once per
+    snapshot and language (``TableSnapshot.common_view``), shared by all the views."""
+
+    players: list[PlayerView]  # with ``is_me`` False: a player's view marks his own
+    pile: list[CardView]
+    last_actions: list[str]
+    outcome_text: str
+    ranking: list[tuple[int, str, str, str]]  # place, name, letters, rating change
+    rules_lines: list[str]
+    time_control: str
+
+
+def _common_view(snapshot: TableSnapshot) -> CommonView:
+    table, match, hand = snapshot.table, snapshot.match, snapshot.hand
+    presence, now = snapshot.presence, snapshot.taken_at
+    players: list[PlayerView] = []
+    pile: list[CardView] = []
+    last_actions: list[str] = []
+    outcome_text = ""
+    ranking: list[tuple[int, str, str, str]] = []
+    if match is not None and hand is not None:
+        view = snapshot.public
+        letters = match.match_state.letters
+        clock, at = hand.clock, to_instant(now)  # paused: every clock stands
+        for p in snapshot.match_players:
+            to_move = hand.outcome is None and p.seat == clock.running
+            connected, lag_ms = presence.get(p.user_id, (False, None))
+            players.append(
+                PlayerView(
+                    seat=p.seat,
+                    name=p.display_name,
+                    user_id=p.user_id,
+                    is_bot=bool(p.bot_level),
+                    is_me=False,
+                    to_move=to_move,
+                    hand_count=view["hand_counts"][p.seat],
+                    beton_count=view["beton_counts"][p.seat],
+                    letters=LETTERS[letters[p.seat]],
+                    clock_ms=clock.remaining(p.seat, at),
+                    clock_running=to_move,
+                    connected=bool(p.bot_level) or connected,
+                    lag_ms=None if p.bot_level else lag_ms,
+                    place=p.place,
+                    rating=rating_label(p.user) if p.user else "",
+                )
+            )
+        pile = [CardView.of(c) for c in view["pile"]]
+        names = {p.seat: p.display_name for p in snapshot.match_players}
+        last_actions = [
+            describe_action(entry, names) for entry in view["history"][-ACTIONS_SHOWN:]
+        ][::-1]
+        if hand.outcome is not None:
+            outcome_text = describe_outcome(hand.outcome, names)
+        placed = sorted(
+            (p for p in snapshot.match_players if p.place), key=lambda p: (p.place, p.seat)
+        )
+        if match.status == Match.Status.FINISHED and placed:
+            for p in placed:
+                delta = rating_delta(snapshot.rating_changes.get(p.user_id))
+                ranking.append((p.place, p.display_name, LETTERS[letters[p.seat]], delta))
+    return CommonView(
+        players=players,
+        pile=pile,
+        last_actions=last_actions,
+        outcome_text=outcome_text,
+        ranking=ranking,
+        rules_lines=rules_summary(table.rules),
+        time_control=time_control_label(table.base_seconds, table.increment_seconds),
+    )
+
+
+def table_presence(table: Table, players: list[MatchPlayer]) -> dict[int, tuple[bool, int | None]]:
+    """Whether each player of the match has a socket open, and his lag in ms."""
+    user_ids = [p.user_id for p in players if p.user_id]
+    if not user_ids:
+        return {}
+    keys = {presence_key(table.pk, uid): uid for uid in user_ids}
+    lag_keys = {lag_key(table.pk, uid): uid for uid in user_ids}
+    found = cache.get_many([*keys, *lag_keys])
+    return {
+        uid: (bool(found.get(presence_key(table.pk, uid))), found.get(lag_key(table.pk, uid)))
+        for uid in user_ids
+    }

@@ -1,0 +1,225 @@
+"""The lobby and a table for one viewer: what the table page shows him (``table_view``,
+derived from a shared ``TableSnapshot``), whether he may see it, and its chat.
+
+A player sees his own hand and legal moves; everybody else (other players, spectators)
+sees only the engine's public view (RULES.md §10)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+from accounts.permissions import PERM_INTERVENE, may
+from games.engine import Rules, card_label
+from games.models import ChatMessage, Hand, Match, MatchPlayer, Seat, Table
+from games.selectors.labels import CardView, card_sort_key, cards_in_words
+from games.selectors.snapshot import PlayerView, TableSnapshot, table_snapshot
+
+CHAT_SHOWN = 50
+
+
+# --- lobby ---------------------------------------------------------------------------------
+
+
+def lobby_tables() -> QuerySet[Table]:
+    """Public tables still open or in play, newest first, with their seats."""
+    return (
+        Table.objects.filter(is_public=True, status__in=[Table.Status.OPEN, Table.Status.PLAYING])
+        .select_related("owner")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user__rating")))
+        .order_by("-created_at")[:100]
+    )
+
+
+# --- a table for one viewer ----------------------------------------------------------------
+
+
+@dataclass
+class MoveOption:
+    """One legal move as a button: its JSON and its words."""
+
+    kind: str  # "single", "multi", "pickup"
+    label: str
+    move: dict[str, Any]
+    cards: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TableView:
+    table: Table
+    rules: Rules
+    rules_lines: list[str]
+    time_control: str
+    seats: list[Seat]
+    viewer: User | None
+    my_position: int | None
+    is_owner: bool
+    match: Match | None
+    hand: Hand | None
+    version: int
+    players: list[PlayerView]
+    my_seat: int | None
+    my_cards: list[CardView]
+    playable: dict[str, dict[str, Any]]
+    multi_moves: list[MoveOption]
+    pickups: list[MoveOption]
+    pile: list[CardView]
+    last_actions: list[str]
+    outcome_text: str
+    match_over: bool
+    ranking: list[tuple[int, str, str, str]]  # place, name, letters, rating change
+    chat: list[ChatMessage]
+    can_sit: bool
+    can_start: bool
+    can_rematch: bool
+    server_now_ms: int
+    hands_count: int
+    # Who sees this table otherwise than a spectator: its owner, whoever holds a seat,
+    # the players of its match (moderators too, but that is a permission).
+    insiders: frozenset[int] = frozenset()
+
+
+def sees_as_spectator(viewer: User | None, insiders: frozenset[int]) -> bool:
+    """Whether ``viewer`` sees a table as every spectator of his kind does: a visitor, or
+    a signed-in user with no part in it (not one of ``TableView.insiders``, not a
+    moderator, whose tools are his own)."""
+    if viewer is None or not viewer.is_authenticated:
+        return True
+    return viewer.pk not in insiders and not may(viewer, PERM_INTERVENE)
+
+
+def can_view_table(table: Table, user: User | None, invited_tables: list[int]) -> bool:
+    """Public tables are open to all; private ones to the owner, the seated and the invited."""
+    if table.is_public or table.pk in invited_tables:
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    if table.owner_id == user.pk:
+        return True
+    return (
+        table.seats.filter(user=user).exists()
+        or MatchPlayer.objects.filter(match__table=table, user=user).exists()
+    )
+
+
+def table_view(
+    *,
+    table: Table | None = None,
+    viewer: User | None,
+    now: datetime | None = None,
+    snapshot: TableSnapshot | None = None,
+    with_chat: bool = True,
+) -> TableView:
+    """Everything the table page shows to ``viewer`` (None or anonymous: a spectator).
+
+    From ``snapshot`` when given (no query then, unless ``with_chat``), else from a
+    fresh read of ``table``.
+    """
+    if snapshot is None:
+        assert table is not None
+        snapshot = table_snapshot(table_id=table.pk, now=now)
+    table, seats, match, hand = snapshot.table, snapshot.seats, snapshot.match, snapshot.hand
+    viewer = viewer if viewer is not None and viewer.is_authenticated else None
+    my_seat = next(
+        (p.seat for p in snapshot.match_players if viewer and p.user_id == viewer.pk), None
+    )
+    my_position = next((s.position for s in seats if viewer and s.user_id == viewer.pk), None)
+    is_owner = viewer is not None and table.owner_id == viewer.pk
+    common = snapshot.common_view()
+
+    players = common.players
+    my_cards: list[CardView] = []
+    playable: dict[str, dict[str, Any]] = {}
+    multi_moves: list[MoveOption] = []
+    pickups: list[MoveOption] = []
+    if my_seat is not None and match is not None and hand is not None:
+        players = [replace(p, is_me=True) if p.seat == my_seat else p for p in players]
+        private = snapshot.state.private_view(my_seat)
+        my_cards = [CardView.of(c) for c in sorted(private["hand"], key=card_sort_key)]
+        playable, multi_moves, pickups = _group_moves(private["legal_moves"])
+
+    table_open = table.status in (Table.Status.OPEN, Table.Status.FINISHED)
+    filled = sum(1 for s in seats if not s.is_empty)
+    return TableView(
+        table=table,
+        rules=table.rules,
+        rules_lines=common.rules_lines,
+        time_control=common.time_control,
+        seats=seats,
+        viewer=viewer,
+        my_position=my_position,
+        is_owner=is_owner,
+        match=match,
+        hand=hand,
+        version=hand.version if hand else 0,
+        players=players,
+        my_seat=my_seat,
+        my_cards=my_cards,
+        playable=playable,
+        multi_moves=multi_moves,
+        pickups=pickups,
+        pile=common.pile,
+        last_actions=common.last_actions,
+        outcome_text=common.outcome_text,
+        match_over=match is not None and match.status != Match.Status.PLAYING,
+        ranking=common.ranking,
+        chat=visible_chat(table) if with_chat else [],
+        can_sit=viewer is not None and table_open and my_position is None and filled < len(seats),
+        can_start=is_owner and table_open and filled >= 2,
+        can_rematch=is_owner and table.status == Table.Status.FINISHED and filled >= 2,
+        server_now_ms=int(snapshot.taken_at.timestamp() * 1000),
+        hands_count=hand.number if hand else 0,
+        insiders=snapshot.insiders,
+    )
+
+
+def _group_moves(
+    legal: list[dict[str, Any]],
+) -> tuple[dict[str, dict[str, Any]], list[MoveOption], list[MoveOption]]:
+    singles: dict[str, dict[str, Any]] = {}
+    multis: list[MoveOption] = []
+    pickups: list[MoveOption] = []
+    for move in legal:
+        if move["type"] == "pickup":
+            pickups.append(
+                MoveOption(
+                    "pickup",
+                    _("Pick up %(n)d") % {"n": move["count"]}
+                    if len(legal) > 1 or move["count"] != 3
+                    else _("Pick up"),
+                    move,
+                )
+            )
+        elif len(move["cards"]) == 1:
+            singles[move["cards"][0]] = move
+        else:
+            cards = move["cards"]
+            multis.append(
+                MoveOption(
+                    "multi",
+                    _("Play %(cards)s (%(top)s on top)")
+                    % {
+                        "cards": cards_in_words(sorted(cards, key=card_sort_key)),
+                        "top": card_label(cards[-1]),
+                    },
+                    move,
+                    cards,
+                )
+            )
+    if len(pickups) == 1:
+        pickups[0].label = _("Pick up")
+    return singles, multis, pickups
+
+
+def visible_chat(table: Table) -> list[ChatMessage]:
+    messages = (
+        table.chat_messages.filter(hidden_at__isnull=True)
+        .select_related("author")
+        .order_by("-created_at")[:CHAT_SHOWN]
+    )
+    return list(reversed(messages))

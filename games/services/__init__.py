@@ -1,0 +1,97 @@
+"""Every change of state at a table: one function per action (DESIGN.md, "the way of a move").
+
+Each service runs in one transaction and locks the row it changes
+(``select_for_update``); a refusal raises :class:`Refused` with a message a player can
+read, and nothing is half-applied. Broadcasts and Celery tasks leave only after the
+commit (``transaction.on_commit``), so nobody sees a state that was rolled back.
+
+Lock order, to stay free of deadlocks: table, then match, then hand.
+
+Callers use this package (``from games import services``; ``services.hand_act(...)``),
+which names the whole public API; the sub-modules hold it by sub-domain:
+``tables`` (tables, seats, bots, time controls), ``play`` (matches, hands, moves,
+timeouts, and the moderators' stop and annulment), ``chat``, and ``tournament`` (the
+helpers tournaments.services calls); ``_common`` holds what several of them share.
+"""
+
+from core.errors import Refused
+from games.services._common import TABLE_NAME_MAX
+from games.services.chat import CHAT_MAX_LENGTH, CHAT_RATE, chat_post
+from games.services.play import (
+    NEXT_HAND_DELAY,
+    hand_act,
+    hand_check_deadline,
+    hand_stop_without_letter,
+    hand_timeout,
+    match_next_hand,
+    match_rematch,
+    match_set_annulled,
+    match_start,
+)
+from games.services.tables import (
+    MAX_BASE_SECONDS,
+    MAX_INCREMENT_SECONDS,
+    MIN_BASE_SECONDS,
+    TABLE_WINDOW,
+    TABLES_PER_WINDOW,
+    TIME_PRESETS,
+    table_add_bot,
+    table_create,
+    table_leave,
+    table_remove_bot,
+    table_sit,
+    validate_time_control,
+)
+from games.services.tournament import (
+    SeatedPlayer,
+    tournament_clocks_start,
+    tournament_clocks_stop,
+    tournament_hand_deal,
+    tournament_hand_stop,
+    tournament_match_close,
+    tournament_match_start,
+    tournament_seat_vacate,
+    tournament_table_close,
+    tournament_table_create,
+    tournament_table_seat,
+)
+
+__all__ = [
+    "CHAT_MAX_LENGTH",
+    "CHAT_RATE",
+    "MAX_BASE_SECONDS",
+    "MAX_INCREMENT_SECONDS",
+    "MIN_BASE_SECONDS",
+    "NEXT_HAND_DELAY",
+    "TABLES_PER_WINDOW",
+    "TABLE_NAME_MAX",
+    "TABLE_WINDOW",
+    "TIME_PRESETS",
+    "Refused",
+    "SeatedPlayer",
+    "chat_post",
+    "hand_act",
+    "hand_check_deadline",
+    "hand_stop_without_letter",
+    "hand_timeout",
+    "match_next_hand",
+    "match_rematch",
+    "match_set_annulled",
+    "match_start",
+    "table_add_bot",
+    "table_create",
+    "table_leave",
+    "table_remove_bot",
+    "table_sit",
+    "tournament_clocks_start",
+    "tournament_clocks_stop",
+    "tournament_hand_deal",
+    "tournament_hand_stop",
+    "tournament_match_close",
+    "tournament_match_start",
+    "tournament_seat_vacate",
+    "tournament_table_close",
+    "tournament_table_create",
+    "tournament_table_seat",
+    "validate_time_control",
+]

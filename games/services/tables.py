@@ -1,0 +1,174 @@
+"""Tables and their seats: creating a table (its name, seats, rules and time control),
+sitting down, standing up, and the bots its owner seats. Each service locks the table's
+row; a table's seating changes only while no match is being played there."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+from core.errors import Refused
+from games import events
+from games.engine import Rules
+from games.models import MAX_SEATS, MIN_SEATS, BotLevel, Match, Seat, Table
+from games.services._common import (
+    TABLE_NAME_MAX,
+    _locked_table,
+    _require_owner,
+    _require_seating_open,
+    _seating_changed,
+)
+
+# Time controls (issue: clocks): bounds of a custom control, and the named presets.
+MIN_BASE_SECONDS, MAX_BASE_SECONDS = 5, 60 * 60
+MAX_INCREMENT_SECONDS = 60
+TIME_PRESETS: dict[str, tuple[int, int]] = {
+    "1+0": (60, 0),
+    "2+1": (120, 1),
+    "3+2": (180, 2),
+    "5+3": (300, 3),
+    "10+5": (600, 5),
+}
+
+# The automatic limit on creating tables.
+TABLES_PER_WINDOW, TABLE_WINDOW = 5, timedelta(minutes=10)
+
+
+def table_create(
+    *,
+    owner: User,
+    name: str,
+    rules: Rules,
+    profile: str = "",
+    seats: int = 4,
+    base_seconds: int = 180,
+    increment_seconds: int = 2,
+    is_public: bool = True,
+    rated: bool = True,
+) -> Table:
+    """Create a table with ``seats`` empty seats and sit its owner in the first one."""
+    name = (name or "").strip()
+    if not name:
+        name = _("%(username)s's table") % {"username": owner.username}
+    if len(name) > TABLE_NAME_MAX:
+        raise Refused(_("A table name has at most %(n)d characters.") % {"n": TABLE_NAME_MAX})
+    if not MIN_SEATS <= seats <= MAX_SEATS:
+        raise Refused(_("A table has 2 to 4 seats."))
+    validate_time_control(base_seconds, increment_seconds)
+    try:
+        rules.validate_for_players(seats)
+    except ValueError as exc:
+        raise Refused(str(exc)) from exc
+    _check_table_creation_rate(owner)
+    with transaction.atomic():
+        table = Table.objects.create(
+            owner=owner,
+            name=name,
+            profile=profile,
+            rules_json=rules.to_json(),
+            seats_count=seats,
+            base_seconds=base_seconds,
+            increment_seconds=increment_seconds,
+            is_public=is_public,
+            rated=rated,
+        )
+        Seat.objects.bulk_create(
+            Seat(table=table, position=p, user=owner if p == 0 else None) for p in range(seats)
+        )
+        events.lobby_changed_on_commit()
+    return table
+
+
+def validate_time_control(base_seconds: int, increment_seconds: int) -> None:
+    """Refuse a time control outside the bounds the site offers."""
+    if not MIN_BASE_SECONDS <= base_seconds <= MAX_BASE_SECONDS:
+        raise Refused(_("The time per hand must be between 5 seconds and 60 minutes."))
+    if not 0 <= increment_seconds <= MAX_INCREMENT_SECONDS:
+        raise Refused(_("The increment must be between 0 and 60 seconds."))
+
+
+def table_sit(*, table_id: int, user: User, position: int | None = None) -> Seat:
+    """Sit ``user`` in an empty seat (the first free one if ``position`` is None)."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        _require_seating_open(table)
+        seats = list(table.seats.select_for_update())
+        if any(s.user_id == user.pk for s in seats):
+            raise Refused(_("You already have a seat at this table."))
+        free = [s for s in seats if s.is_empty and (position is None or s.position == position)]
+        if not free:
+            raise Refused(
+                _("This seat is taken.") if position is not None else _("The table is full.")
+            )
+        seat = free[0]
+        seat.user = user
+        seat.save(update_fields=["user"])
+        _seating_changed(table)
+    return seat
+
+
+def table_leave(*, table_id: int, user: User) -> None:
+    """Stand up. During a match a greedy bot takes over the seat so the others can play on."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        seat = table.seats.select_for_update().filter(user=user).first()
+        if seat is None:
+            raise Refused(_("You have no seat at this table."))
+        if table.managed:
+            raise Refused(_("A tournament seat cannot be left: an absent player loses on time."))
+        if table.status == Table.Status.PLAYING:
+            seat.bot_level = BotLevel.GREEDY
+            match = table.matches.filter(status=Match.Status.PLAYING).first()
+            if match:
+                match.players.filter(user=user).update(bot_level=BotLevel.GREEDY)
+                hand = match.hands.order_by("-number").first()
+                if hand:
+                    events.schedule_bot_if_needed_on_commit(hand)
+        seat.user = None
+        seat.save(update_fields=["user", "bot_level"])
+        _seating_changed(table)
+
+
+def table_add_bot(*, table_id: int, by: User, position: int, level: str) -> Seat:
+    """The table's owner puts a bot of ``level`` in an empty seat."""
+    if level not in BotLevel.values:
+        raise Refused(_("Unknown bot level."))
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        _require_owner(table, by)
+        _require_seating_open(table)
+        seat = table.seats.select_for_update().filter(position=position).first()
+        if seat is None or not seat.is_empty:
+            raise Refused(_("This seat is taken."))
+        seat.bot_level = level
+        seat.save(update_fields=["bot_level"])
+        _seating_changed(table)
+    return seat
+
+
+def table_remove_bot(*, table_id: int, by: User, position: int) -> None:
+    """The table's owner removes the bot from a seat."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        _require_owner(table, by)
+        _require_seating_open(table)
+        seat = table.seats.select_for_update().filter(position=position).first()
+        if seat is None or not seat.bot_level:
+            raise Refused(_("There is no bot in this seat."))
+        seat.bot_level = ""
+        seat.save(update_fields=["bot_level"])
+        _seating_changed(table)
+
+
+def _check_table_creation_rate(owner: User) -> None:
+    """At most TABLES_PER_WINDOW new tables per user in TABLE_WINDOW."""
+    since = timezone.now() - TABLE_WINDOW
+    if Table.objects.filter(owner=owner, created_at__gte=since).count() >= TABLES_PER_WINDOW:
+        raise Refused(
+            _("You have created %(n)d tables in the last few minutes; wait a while.")
+            % {"n": TABLES_PER_WINDOW}
+        )
