@@ -6,6 +6,7 @@ Each locks the user row (then, for a ban, the tables he leaves, in games' order)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from importlib import import_module
 
@@ -134,18 +135,16 @@ def _leave_every_seat(user: User) -> list[int]:
 
 def user_unban(*, by: User, user_id: int, reason: str = "") -> User:
     """Lift a ban. Locks the user row."""
-    _require(by, PERM_BAN)
-    reason = _clean_reason(reason, required=False)
-    with transaction.atomic():
-        target = _locked_user(user_id)
-        _require_may_act_on(by, target)
-        if not target.is_banned():
-            raise Refused(_("%(name)s is not banned.") % {"name": target.username})
-        target.banned_until = None
-        target.ban_reason = ""
-        target.save(update_fields=["banned_until", "ban_reason"])
-        audit_record(actor=by, action=AuditLog.Action.UNBAN, target_user=target, reason=reason)
-    return target
+    return _lift(
+        by=by,
+        user_id=user_id,
+        reason=reason,
+        permission=PERM_BAN,
+        fields=("banned_until", "ban_reason"),
+        action=AuditLog.Action.UNBAN,
+        in_force=User.is_banned,
+        not_in_force=_("%(name)s is not banned."),
+    )
 
 
 def user_mute(
@@ -178,19 +177,45 @@ def user_mute(
 
 
 def user_unmute(*, by: User, user_id: int, reason: str = "") -> User:
-    """Lift a mute. Locks the user row."""
-    _require(by, PERM_MUTE)
+    """Lift a mute. Locks the user row; the user's open pages drop the mute notice."""
+    target = _lift(
+        by=by,
+        user_id=user_id,
+        reason=reason,
+        permission=PERM_MUTE,
+        fields=("muted_until", "mute_reason"),
+        action=AuditLog.Action.UNMUTE,
+        in_force=User.is_muted,
+        not_in_force=_("%(name)s is not muted."),
+    )
+    broadcast.user_event_on_commit(target.pk, {"type": "user.mute_changed"})
+    return target
+
+
+def _lift(
+    *,
+    by: User,
+    user_id: int,
+    reason: str,
+    permission: str,
+    fields: tuple[str, str],
+    action: str,
+    in_force: Callable[[User], bool],
+    not_in_force: str,
+) -> User:
+    """Lift a ban or a mute: ``fields`` are its end and its reason on the user row."""
+    _require(by, permission)
     reason = _clean_reason(reason, required=False)
     with transaction.atomic():
         target = _locked_user(user_id)
         _require_may_act_on(by, target)
-        if not target.is_muted():
-            raise Refused(_("%(name)s is not muted.") % {"name": target.username})
-        target.muted_until = None
-        target.mute_reason = ""
-        target.save(update_fields=["muted_until", "mute_reason"])
-        audit_record(actor=by, action=AuditLog.Action.UNMUTE, target_user=target, reason=reason)
-        broadcast.user_event_on_commit(target.pk, {"type": "user.mute_changed"})
+        if not in_force(target):
+            raise Refused(not_in_force % {"name": target.username})
+        until, why = fields
+        setattr(target, until, None)
+        setattr(target, why, "")
+        target.save(update_fields=[until, why])
+        audit_record(actor=by, action=action, target_user=target, reason=reason)
     return target
 
 
