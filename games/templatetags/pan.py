@@ -12,6 +12,7 @@ from django.utils.safestring import SafeString
 
 from accounts.models import User
 from games import selectors
+from games.models import Seat
 from games.ratings import rating_label
 
 register = template.Library()
@@ -56,6 +57,30 @@ def time_control(table: object) -> str:
 def rating(user: User) -> str:
     """A person's shown rating beside his name."""
     return rating_label(user)
+
+
+# Where each seat sits around the felt, counted clockwise from the viewer's own (or from
+# seat 0 for a spectator). The players' boxes get the same places from CSS (site.css).
+SEAT_SLOTS = {
+    2: ("bottom", "top"),
+    3: ("bottom", "tl", "tr"),
+    4: ("bottom", "left", "top", "right"),
+}
+
+
+@register.simple_tag
+def seat_slot(position: int, my_position: int | None, seats: int) -> str:
+    """The place around the felt of the seat at ``position`` as ``my_position`` sees it."""
+    slots = SEAT_SLOTS.get(seats)
+    if slots is None:
+        return ""
+    return slots[(position - (my_position or 0)) % seats]
+
+
+@register.filter
+def seats_taken(seats: list[Seat]) -> int:
+    """How many of a table's seats hold a player or a bot."""
+    return sum(1 for seat in seats if not seat.is_empty)
 
 
 @register.simple_tag
