@@ -84,8 +84,8 @@
     ghost.removeAttribute("id");
     ghost.classList.add("card-ghost");
     ghost.setAttribute("aria-hidden", "true");
-    ghost.style.left = from.left + "px";
-    ghost.style.top = from.top + "px";
+    ghost.style.left = from.left + window.scrollX + "px"; // in the page: it may scroll meanwhile
+    ghost.style.top = from.top + window.scrollY + "px";
     ghost.style.width = from.width + "px";
     ghost.style.height = from.height + "px";
     document.body.appendChild(ghost);
