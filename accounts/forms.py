@@ -8,5 +8,5 @@ from accounts.models import User
 class AccountSettingsForm(forms.ModelForm):
     class Meta:
         model = User
-        fields = ["language"]
+        fields = ["language", "sounds_on"]
         widgets = {"language": forms.RadioSelect}

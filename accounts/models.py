@@ -33,6 +33,11 @@ class User(AbstractUser):
     ban_reason = models.CharField(_("ban reason"), max_length=500, blank=True)
     muted_until = models.DateTimeField(_("muted until"), null=True, blank=True, db_index=True)
     mute_reason = models.CharField(_("mute reason"), max_length=500, blank=True)
+    sounds_on = models.BooleanField(
+        _("sounds at the table"),
+        default=True,
+        help_text=_("Your turn, plays, pick-ups, letters and the last ten seconds."),
+    )
 
     class Meta:
         verbose_name = _("user")

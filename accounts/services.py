@@ -14,3 +14,10 @@ def user_set_language(*, user: User, language: str) -> None:
     with transaction.atomic():
         User.objects.filter(pk=user.pk).update(language=language)
     user.language = language
+
+
+def user_set_sounds(*, user: User, on: bool) -> None:
+    """Save whether the table plays its sounds for this user."""
+    with transaction.atomic():
+        User.objects.filter(pk=user.pk).update(sounds_on=on)
+    user.sounds_on = on

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django.views.i18n import set_language as django_set_language
@@ -19,6 +20,7 @@ def account_settings(request: HttpRequest) -> HttpResponse:
     form = AccountSettingsForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():
         services.user_set_language(user=request.user, language=form.cleaned_data["language"])
+        services.user_set_sounds(user=request.user, on=form.cleaned_data["sounds_on"])
         if request.user.language:
             translation.activate(request.user.language)
         messages.success(request, _("Your settings have been saved."))
@@ -33,3 +35,20 @@ def set_language(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated and language in User.Language.values:
         services.user_set_language(user=request.user, language=language)
     return django_set_language(request)
+
+
+@login_required
+@require_POST
+def sounds_set(request: HttpRequest) -> HttpResponse:
+    """The table's sound switch: ``sounds_on`` "1" or "0". Answers JSON to the page's
+    script (which asks for it), else goes back to ``next`` (a form sent without it)."""
+    on = request.POST.get("sounds_on") == "1"
+    services.user_set_sounds(user=request.user, on=on)
+    if "application/json" in request.headers.get("Accept", ""):
+        return JsonResponse({"sounds_on": on})
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = "accounts:settings"
+    return redirect(target)

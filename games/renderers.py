@@ -59,7 +59,9 @@ def my_hand_fragment(view: selectors.TableView) -> str:
 
 
 def seats_fragment(view: selectors.TableView) -> str:
-    return _partials(view, ("seats",))
+    """The seats: the list with its tools, and before the first match the places around
+    the felt (whose "Sit here" depends on the viewer as the list's tools do)."""
+    return _partials(view, ("ring", "seats"))
 
 
 def presence_fragment(user_id: int, *, connected: bool) -> str:

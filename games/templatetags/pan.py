@@ -9,9 +9,12 @@ from django.conf import settings
 from django.template.loader import get_template, render_to_string
 from django.utils import translation
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from accounts.models import User
 from games import selectors
+from games.models import Seat
 from games.ratings import rating_label
 
 register = template.Library()
@@ -19,17 +22,91 @@ register = template.Library()
 
 @register.simple_tag
 def card(card_view: selectors.CardView, size: str = "") -> SafeString:
-    """One card drawn as inline SVG (no image downloads)."""
+    """One card drawn as inline SVG (no image downloads), named in words for a screen reader."""
+    language = translation.get_language()
     if settings.DEBUG:  # in development an edited template shows at once
-        return _card_svg.__wrapped__(card_view, size)
-    return _card_svg(card_view, size)
+        return _card_svg.__wrapped__(card_view, size, language)
+    return _card_svg(card_view, size, language)
 
 
 @functools.lru_cache(maxsize=1024)
-def _card_svg(card_view: selectors.CardView, size: str) -> SafeString:
-    """A card's SVG, drawn once per card, size and label (the label is in a language):
+def _card_svg(card_view: selectors.CardView, size: str, language: str | None) -> SafeString:
+    """A card's SVG, drawn once per card, size and language (its name is in words):
     a table shows the same 54 cards again at every move."""
     return render_to_string("games/_card.html", {"c": card_view, "size": size})
+
+
+RANK_NAMES = {
+    "2": pgettext_lazy("card", "two"),
+    "3": pgettext_lazy("card", "three"),
+    "4": pgettext_lazy("card", "four"),
+    "5": pgettext_lazy("card", "five"),
+    "6": pgettext_lazy("card", "six"),
+    "7": pgettext_lazy("card", "seven"),
+    "8": pgettext_lazy("card", "eight"),
+    "9": pgettext_lazy("card", "nine"),
+    "10": pgettext_lazy("card", "ten"),
+    "J": pgettext_lazy("card", "jack"),
+    "Q": pgettext_lazy("card", "queen"),
+    "K": pgettext_lazy("card", "king"),
+    "A": pgettext_lazy("card", "ace"),
+}
+SUIT_NAMES = {
+    "S": pgettext_lazy("card", "spades"),
+    "H": pgettext_lazy("card", "hearts"),
+    "D": pgettext_lazy("card", "diamonds"),
+    "C": pgettext_lazy("card", "clubs"),
+}
+
+
+@register.filter
+def card_name(card_view: selectors.CardView) -> str:
+    """A card in words, as a screen reader should say it: 'queen of hearts' (the site
+    shows 'Q♥', which reads as 'Q black heart suit')."""
+    if card_view.suit == "X":
+        return pgettext("card", "joker")
+    return _("%(rank)s of %(suit)s") % {
+        "rank": RANK_NAMES[card_view.rank],
+        "suit": SUIT_NAMES[card_view.suit],
+    }
+
+
+@register.simple_tag
+def first_playable(cards: list[selectors.CardView], playable: dict[str, object]) -> str:
+    """The code of the hand's card that holds its one tab stop: the first that may be
+    played, else the first."""
+    codes = [c.code for c in cards]
+    return next((code for code in codes if code in playable), codes[0] if codes else "")
+
+
+@register.simple_tag
+def player_label(player: selectors.PlayerView) -> str:
+    """A player's box in words for a screen reader: name, cards, letters, whether he moves."""
+    parts = [player.name]
+    if player.is_bot:
+        parts.append(_("bot"))
+    parts.append(
+        ngettext("%(n)d card in hand", "%(n)d cards in hand", player.hand_count)
+        % {"n": player.hand_count}
+    )
+    if player.beton_count:
+        parts.append(
+            ngettext("%(n)d beton card", "%(n)d beton cards", player.beton_count)
+            % {"n": player.beton_count}
+        )
+    if player.letters:
+        parts.append(_("letters: %(letters)s") % {"letters": " ".join(player.letters)})
+    else:
+        parts.append(_("no letters"))
+    if player.to_move:
+        parts.append(_("to move"))
+    return ", ".join(parts)
+
+
+@register.simple_tag
+def turn_phrase() -> str:
+    """'{name} to move' in the active language, for the page's script to fill in."""
+    return _("%(name)s to move") % {"name": "{name}"}
 
 
 @register.filter
@@ -56,6 +133,30 @@ def time_control(table: object) -> str:
 def rating(user: User) -> str:
     """A person's shown rating beside his name."""
     return rating_label(user)
+
+
+# Where each seat sits around the felt, counted clockwise from the viewer's own (or from
+# seat 0 for a spectator). The players' boxes get the same places from CSS (site.css).
+SEAT_SLOTS = {
+    2: ("bottom", "top"),
+    3: ("bottom", "tl", "tr"),
+    4: ("bottom", "left", "top", "right"),
+}
+
+
+@register.simple_tag
+def seat_slot(position: int, my_position: int | None, seats: int) -> str:
+    """The place around the felt of the seat at ``position`` as ``my_position`` sees it."""
+    slots = SEAT_SLOTS.get(seats)
+    if slots is None:
+        return ""
+    return slots[(position - (my_position or 0)) % seats]
+
+
+@register.filter
+def seats_taken(seats: list[Seat]) -> int:
+    """How many of a table's seats hold a player or a bot."""
+    return sum(1 for seat in seats if not seat.is_empty)
 
 
 @register.simple_tag

@@ -21,6 +21,12 @@
       var left = parseInt(el.dataset.ms, 10) - elapsed;
       el.textContent = format(left);
       el.classList.toggle("low", left < 10000);
+      // The player whose own clock runs low hears each second go (table-sounds.js).
+      var second = Math.ceil(left / 1000);
+      if (left > 0 && left < 10000 && el.dataset.lowSecond !== String(second) && el.closest(".player.me")) {
+        el.dataset.lowSecond = second;
+        document.dispatchEvent(new CustomEvent("pan:low-time", { detail: { seconds: second } }));
+      }
     });
   }
 

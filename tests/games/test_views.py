@@ -151,6 +151,7 @@ def test_viewers_of_one_snapshot_each_see_their_own_part_in_their_own_language()
     assert mine.playable and not others.playable and not others.pickups
     assert "Your turn" in renderers.my_hand_fragment(mine)
     assert "Your turn" not in renderers.my_hand_fragment(others)
-    assert "cards in hand" in english and "Play 9" in english and "Your turn" in english
-    assert "karty w ręce" in polish and "Zagraj 9" in polish and "Twój ruch" in polish
+    assert "cards in hand" in english and "Your turn" in english
+    assert "karty w ręce" in polish and "Twój ruch" in polish
+    assert "Play nine of hearts" in english and "Zagraj: dziewiątka kier" in polish
     assert "cards in hand" not in polish and "Your turn" not in polish

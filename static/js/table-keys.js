@@ -1,0 +1,110 @@
+// Playing without a mouse, and hearing what happens: the hand's cards are one tab stop
+// (the arrow keys move between them, Enter or Space plays one that may be played), P
+// picks up, and a polite live region says the last action and whose turn it is.
+(function () {
+  "use strict";
+
+  function handCards() {
+    return Array.prototype.slice.call(document.querySelectorAll("#my-hand .hand-cards .card-button"));
+  }
+
+  // Roving tabindex: the chosen card holds the hand's only tab stop.
+  function focusCard(index) {
+    var cards = handCards();
+    if (!cards.length) { return; }
+    index = Math.max(0, Math.min(cards.length - 1, index));
+    cards.forEach(function (el, i) { el.tabIndex = i === index ? 0 : -1; });
+    cards[index].focus();
+  }
+
+  function typing(el) {
+    return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  }
+
+  document.addEventListener("keydown", function (evt) {
+    if (evt.altKey || evt.ctrlKey || evt.metaKey) { return; }
+    var card = evt.target.closest ? evt.target.closest("#my-hand .card-button") : null;
+    if (card) {
+      var cards = handCards();
+      var index = cards.indexOf(card);
+      var moves = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: cards.length - 1 };
+      if (evt.key in moves) {
+        evt.preventDefault();
+        focusCard(moves[evt.key]);
+        return;
+      }
+    }
+    if ((evt.key === "p" || evt.key === "P") && !typing(evt.target)) {
+      var pickup = document.querySelector('#my-hand [data-testid="pickup"]');
+      if (pickup) {
+        evt.preventDefault();
+        pickup.click();
+      }
+    }
+  });
+
+  // A swap replaces the hand and its buttons, and the focus with them: give it back to
+  // the same card, else to the card that took its place, else to the same kind of move.
+  var focused = null;
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    var hand = document.getElementById("my-hand");
+    var active = document.activeElement;
+    focused = null;
+    if (hand && active && hand.contains(active)) {
+      focused = { card: active.dataset.card, index: handCards().indexOf(active), testid: active.dataset.testid };
+    }
+  });
+
+  function restoreFocus() {
+    if (!focused) { return; }
+    var was = focused;
+    focused = null;
+    var active = document.activeElement;
+    if (active && active !== document.body && document.contains(active)) { return; }
+    if (was.testid) {
+      var same = document.querySelector('#my-hand [data-testid="' + was.testid + '"]');
+      if (same) { same.focus(); return; }
+    }
+    var cards = handCards();
+    var at = cards.map(function (el) { return el.dataset.card; }).indexOf(was.card);
+    if (at === -1) { at = was.index === -1 ? 0 : was.index; }
+    focusCard(at);
+  }
+
+  // The live region: the last action, the outcome of the hand, whose turn it is.
+  var announcer = document.getElementById("announcer");
+  var said = { action: firstAction(), outcome: outcomeText() };
+
+  function text(selector) {
+    var el = document.querySelector(selector);
+    return el ? el.textContent.trim() : "";
+  }
+  function firstAction() { return text("#action-log li"); }
+  function outcomeText() { return text('[data-testid="outcome"]'); }
+
+  function announce(detail) {
+    if (!announcer) { return; }
+    var parts = [];
+    var action = firstAction();
+    if (action && action !== said.action) { parts.push(action); }
+    var outcome = outcomeText();
+    if (outcome && outcome !== said.outcome) { parts.push(outcome); }
+    said = { action: action, outcome: outcome };
+    var moverChanged = detail.before.moverSeat !== detail.after.moverSeat || parts.length;
+    if (moverChanged) {
+      if (detail.after.yourTurn) {
+        parts.push(text('[data-testid="your-turn"]'));
+      } else if (detail.after.moverSeat !== "") {
+        var name = text("#players .player.to-move .player-name").replace(/\s+/g, " ");
+        if (name) { parts.push(announcer.dataset.turn.replace("{name}", name)); }
+      }
+    }
+    if (parts.length) { announcer.textContent = parts.join(". "); }
+  }
+
+  document.addEventListener("pan:table-changed", function (evt) {
+    restoreFocus();
+    announce(evt.detail);
+  });
+  document.addEventListener("htmx:wsAfterMessage", restoreFocus); // a message of the hand alone
+})();

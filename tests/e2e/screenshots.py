@@ -1,0 +1,93 @@
+"""The README's screenshots of the table (#14), taken on demand, never by ``make test``
+(this file's name does not start with ``test_``, so only naming it collects it):
+
+    .venv/bin/python -m pytest -p no:cacheprovider -q tests/e2e/screenshots.py
+
+Tables of 2, 3 and 4 players in the middle of a hand, seen by a seated player, at 360
+and 1280 px wide, in the light and the dark theme: 12 PNGs of the browser's viewport in
+docs/screenshots/ (table-<players>p-<width>-<theme>.png).
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from games import services
+from games.engine import Play, Rules, move_to_json
+from tests.e2e.pages import log_in
+from tests.factories import make_user
+from tests.processes import ROOT
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+OUT = ROOT / "docs" / "screenshots"
+NAMES = ["ola", "janek", "kasia", "tomek"]
+VIEWPORTS = {360: (360, 740), 1280: (1280, 800)}
+
+
+def table_in_play(players: int) -> tuple[int, str]:
+    """A table of ``players`` people in its second hand (the first lost on time, so that
+    a letter shows), some moves in, mostly plays, so that the pile holds cards. Returns
+    the table's id and the name of the player to move, who looks at it."""
+    users = [make_user(f"{name}_{players}") for name in NAMES[:players]]
+    table = services.table_create(
+        owner=users[0],
+        name=f"Evening table of {players}",
+        rules=Rules(),
+        seats=players,
+        base_seconds=600,
+        increment_seconds=5,
+    )
+    for user in users[1:]:
+        services.table_sit(table_id=table.pk, user=user)
+    match = services.match_start(table_id=table.pk, by=users[0])
+    first = match.hands.get()
+    services.hand_timeout(hand_id=first.pk, now=first.deadline + timedelta(seconds=1))
+    services.match_next_hand(match_id=match.pk, after_number=1)  # or the worker did
+    hand = match.hands.get(number=2)
+    by_seat = {p.seat: p.user for p in match.players.all()}
+    chance = random.Random(players)
+    for step in range(4 + 2 * players):
+        state = hand.engine_state
+        moves = state.legal_moves()
+        plays = sorted((m for m in moves if isinstance(m, Play)), key=lambda m: len(m.cards))
+        move = plays[0] if plays and (step < 3 or chance.random() < 0.8) else moves[-1]
+        services.hand_act(
+            hand_id=hand.pk,
+            move=move_to_json(move),
+            version=hand.version,
+            user=by_seat[state.to_move],
+        )
+        hand.refresh_from_db()
+    return table.pk, by_seat[hand.engine_state.to_move].username
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_screenshots(site, browser: Browser, players: int):
+    OUT.mkdir(parents=True, exist_ok=True)
+    table_id, viewer = table_in_play(players)
+    for width, (w, h) in VIEWPORTS.items():
+        for theme in ("light", "dark"):
+            context = browser.new_context(
+                locale="en-GB", viewport={"width": w, "height": h}, color_scheme=theme
+            )
+            page = context.new_page()
+            log_in(page, site.url, viewer)
+            page.goto(f"{site.url}/tables/{table_id}/")
+            expect(page.locator("#conn-state.on")).to_have_count(1)
+            expect(page.locator("html")).to_have_attribute("data-theme", theme)
+            # The table and the hand fill the view: the page starts at the table's name
+            # on a wide screen, at the felt on a phone.
+            anchor = ".table-head h1" if width > 600 else ".felt"
+            page.evaluate(
+                "(selector) => window.scrollTo(0, document.querySelector(selector)"
+                ".getBoundingClientRect().top + window.scrollY - 8)",
+                anchor,
+            )
+            page.mouse.move(0, 0)
+            page.screenshot(path=OUT / f"table-{players}p-{width}-{theme}.png")
+            context.close()
