@@ -71,12 +71,31 @@ def card_name(card_view: selectors.CardView) -> str:
     }
 
 
+VERSION_SLOT = "\x00version\x00"  # where a kept card button takes the hand's version
+
+
 @register.simple_tag
-def first_playable(cards: list[selectors.CardView], playable: dict[str, object]) -> str:
-    """The code of the hand's card that holds its one tab stop: the first that may be
-    played, else the first."""
+def hand_cards(
+    cards: list[selectors.CardView], playable: dict[str, object], version: int
+) -> SafeString:
+    """A player's hand as buttons in one tab stop: the first card that may be played
+    holds it (else the first card). Each button is drawn once per card, state and
+    language and kept, as the cards and the players' boxes are: a table draws its hands
+    again at every move, for every player."""
     codes = [c.code for c in cards]
-    return next((code for code in codes if code in playable), codes[0] if codes else "")
+    first = next((code for code in codes if code in playable), codes[0] if codes else "")
+    language = translation.get_language()
+    draw = _hand_card.__wrapped__ if settings.DEBUG else _hand_card
+    parts = [draw(c, c.code in playable, c.code == first, language) for c in cards]
+    return SafeString("".join(parts).replace(VERSION_SLOT, str(int(version))))
+
+
+@functools.lru_cache(maxsize=4096)
+def _hand_card(
+    card_view: selectors.CardView, legal: bool, first: bool, language: str | None
+) -> str:
+    context = {"c": card_view, "legal": legal, "first": first, "version": VERSION_SLOT}
+    return render_to_string("games/table.html#hand-card", context)
 
 
 @register.simple_tag
