@@ -76,18 +76,18 @@ def test_a_scheduled_tournament_is_created_reminds_its_player_and_starts_on_time
     ola.get_by_test_id("register").click()
     expect(ola.get_by_text("You are registered. Good luck!")).to_be_visible()
     expect(ola.locator(".tournament-page[data-ws=open]")).to_have_count(1)
-    expect(ola.get_by_test_id("tournament-reminder")).to_have_count(0)
+    expect(ola.get_by_test_id("notice-reminder")).to_have_count(0)
 
     # A minute before the start the reminder sweep tells her, on the page she has open.
     assert services.tournament_remind_due(now=starts_at - timedelta(seconds=90)) == 0
     assert services.tournament_remind_due(now=starts_at - timedelta(seconds=60)) == 1
-    reminder = ola.get_by_test_id("tournament-reminder")
+    reminder = ola.get_by_test_id("notice-reminder")
     expect(reminder).to_contain_text(f"The tournament {tournament.name} starts in a minute")
     # ...and on any page she opens until the start.
     other_ctx, other = new_page(browser)
     log_in(other, site.url, "ola_sched")
     other.goto(f"{site.url}/rules/")
-    expect(other.get_by_test_id("tournament-reminder")).to_be_visible()
+    expect(other.get_by_test_id("notice-reminder")).to_be_visible()
     other_ctx.close()
 
     # At the start (the same clock, now at the start time) bots fill her table of four

@@ -125,7 +125,7 @@ def test_the_reminder_goes_out_once_a_minute_before_the_start_and_every_page_sho
     services.tournament_register(tournament_id=tournament.pk, user=ola, now=NOW)
     start = tournament.starts_at
     page = client_for(ola)
-    assert 'data-testid="tournament-reminder"' not in page.get("/rules/").content.decode()
+    assert 'data-testid="notice-reminder"' not in page.get("/rules/").content.decode()
 
     assert services.tournament_remind_due(now=start - timedelta(seconds=61)) == 0
     assert services.tournament_remind_due(now=start - timedelta(seconds=60)) == 1
@@ -135,11 +135,11 @@ def test_the_reminder_goes_out_once_a_minute_before_the_start_and_every_page_sho
     assert tournament.reminded_at == start - timedelta(seconds=60)
 
     html = page.get("/rules/").content.decode()
-    assert 'data-testid="tournament-reminder"' in html
+    assert 'data-testid="notice-reminder"' in html
     assert "The tournament Evening cup 2026-12-01 starts in a minute (20:00)." in html
     other = client_for(bob).get("/rules/").content.decode()
-    assert 'data-testid="tournament-reminder"' not in other
-    assert 'data-testid="tournament-reminder"' not in client_for().get("/rules/").content.decode()
+    assert 'data-testid="notice-reminder"' not in other
+    assert 'data-testid="notice-reminder"' not in client_for().get("/rules/").content.decode()
 
 
 @pytest.mark.asyncio
@@ -153,7 +153,7 @@ async def test_an_open_page_of_the_player_gets_the_reminder_over_its_socket():
         tournament_id=tournament.pk, now=tournament.starts_at - timedelta(seconds=59)
     )
     assert reminded
-    frames = await frames_until(lobby, 'data-testid="tournament-reminder"')
+    frames = await frames_until(lobby, 'data-testid="notice-reminder"')
     assert 'hx-swap-oob="afterbegin:#site-notices"' in frames[-1]
     assert f'href="/tournaments/{tournament.pk}/"' in frames[-1]
     await lobby.disconnect()
@@ -223,12 +223,12 @@ def test_every_page_but_his_table_tells_a_seated_player_his_table_is_ready():
     services.tournament_start(tournament_id=tournament.pk, now=tournament.starts_at)
     page = client_for(ola)
     html = page.get("/rules/").content.decode()
-    assert 'data-testid="tournament-table"' in html
+    assert 'data-testid="notice-table"' in html
     assert f'href="/tournaments/{tournament.pk}/my-table/"' in html
-    assert 'data-testid="tournament-reminder"' not in html  # started: the reminder is over
+    assert 'data-testid="notice-reminder"' not in html  # started: the reminder is over
     table_id = tournament.entries.get(user=ola).table.table_id
     table_page = page.get(f"/tables/{table_id}/").content.decode()
-    assert 'data-testid="tournament-table"' not in table_page
+    assert 'data-testid="notice-table"' not in table_page
 
 
 def test_the_admin_defines_a_schedule_through_the_service():
