@@ -4,6 +4,7 @@ bots filling the tables at the start, and the notices every page shows."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from datetime import UTC, datetime, time, timedelta
 
@@ -140,6 +141,25 @@ def test_the_reminder_goes_out_once_a_minute_before_the_start_and_every_page_sho
     other = client_for(bob).get("/rules/").content.decode()
     assert 'data-testid="notice-reminder"' not in other
     assert 'data-testid="notice-reminder"' not in client_for().get("/rules/").content.decode()
+
+
+def test_a_start_moved_after_the_reminder_is_reminded_again():
+    make_schedule()
+    tournament = services.schedule_create_due(now=NOW)[0]
+    start = tournament.starts_at
+    assert services.tournament_remind(
+        tournament_id=tournament.pk, now=start - timedelta(seconds=30)
+    )
+    moved = dataclasses.replace(
+        services.TournamentSettings.of(tournament), starts_at=start + timedelta(hours=1)
+    )
+    services.tournament_update(
+        tournament_id=tournament.pk, by=tournament.created_by, settings=moved, now=NOW
+    )
+    tournament.refresh_from_db()
+    assert tournament.reminded_at is None
+    assert services.tournament_remind_due(now=start) == 0
+    assert services.tournament_remind_due(now=start + timedelta(minutes=59, seconds=1)) == 1
 
 
 @pytest.mark.asyncio

@@ -83,6 +83,8 @@ def tournament_update(
                 raise Refused(_("More players have registered than the new maximum."))
         moved_start = settings.starts_at != tournament.starts_at
         _apply(tournament, settings)
+        if moved_start:
+            tournament.reminded_at = None  # the players are reminded before the new start
         tournament.save()
         if moved_start and tournament.status == Tournament.Status.SCHEDULED:
             events.schedule_start_on_commit(tournament.pk, eta=tournament.starts_at)
