@@ -53,7 +53,7 @@ def follow_fragment(event: dict[str, Any], language: str) -> str:
 
 
 def reminder_fragment(*, tournament_id: int, language: str) -> str:
-    """ "The tournament starts in a minute", swapped in at the top of any open page."""
+    """The notice that the tournament starts in a minute, put at the top of any open page."""
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is None:
         return ""

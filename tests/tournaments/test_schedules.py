@@ -205,6 +205,8 @@ def test_bots_fill_the_tables_at_the_start(players: int, max_players: int, expec
     make_schedule(fill_with_bots=True, bot_level="random", max_players=max_players)
     tournament = services.schedule_create_due(now=NOW)[0]
     assert tournament.fill_bot_level == "random"
+    page = client_for().get(tournament.get_absolute_url()).content.decode()
+    assert "fill the tables at the start" in page
     for _ in range(players):
         services.tournament_register(tournament_id=tournament.pk, user=make_user(), now=NOW)
     services.tournament_start(tournament_id=tournament.pk, now=tournament.starts_at)
