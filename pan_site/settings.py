@@ -137,6 +137,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "tournaments.context_processors.tournament_notices",
             ],
         },
     },
@@ -223,6 +224,17 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "tournaments.sweep",
         "schedule": 3.0,
         "options": {"expires": 3.0},
+    },
+    # Recurring tournaments created ahead, and the reminder a minute before each start.
+    "create-scheduled-tournaments": {
+        "task": "tournaments.create_scheduled",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
+    "remind-tournaments": {
+        "task": "tournaments.remind",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
     },
 }
 

@@ -24,6 +24,9 @@ logger = logging.getLogger(__name__)
 # The tasks (tournaments.tasks) by their registered names: events never import tasks.
 TASK_START, TASK_ADVANCE = "tournaments.start", "tournaments.advance"
 FOLLOW_MOVED, FOLLOW_SEATED, FOLLOW_ELIMINATED = "moved", "seated", "eliminated"
+# Not a move: the reminder a minute before the start rides on the same user event, so the
+# sockets of the floors below need no new handler (tournaments.renderers tells them apart).
+FOLLOW_REMINDER = "reminder"
 
 
 def tournament_group(tournament_id: int) -> str:
@@ -42,6 +45,11 @@ def user_follow_on_commit(user_id: int, tournament_id: int, *, kind: str) -> Non
     user_event_on_commit(
         user_id, {"type": "user.follow", "tournament": tournament_id, "kind": kind}
     )
+
+
+def user_reminder_on_commit(user_id: int, tournament_id: int) -> None:
+    """Every open page of the user shows that the tournament starts in a minute."""
+    user_follow_on_commit(user_id, tournament_id, kind=FOLLOW_REMINDER)
 
 
 def schedule_advance_on_commit(tournament_id: int, *, countdown: float = 0.0) -> None:

@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine import Rules
 from games.models import BotLevel, Table
+from tournaments.occurrences import ALL_DAYS
 from tournaments.seating import MAX_PLAYERS, MAX_SEATS, MIN_PLAYERS, MIN_SEATS
 
 PAN = 3
@@ -57,6 +58,12 @@ class Tournament(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     paused_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Each registered player is told once, a minute before the start (services.schedules).
+    reminded_at = models.DateTimeField(null=True, blank=True)
+    # At the start, bots of this level fill the tables to full (blank: no bots are added).
+    fill_bot_level = models.CharField(
+        _("fill the tables with bots of level"), max_length=16, choices=BotLevel.choices, blank=True
+    )
 
     class Meta:
         ordering = ["-starts_at"]
@@ -194,3 +201,80 @@ class TournamentAnnouncement(models.Model):
 
     def __str__(self) -> str:
         return self.text[:60]
+
+
+class TournamentSchedule(models.Model):
+    """A recurring tournament the staff defines once ("every day at 20:00, 3+2, up to 64
+    players"); the beat creates each occurrence's tournament ahead of its start
+    (``services.schedule_create_due``)."""
+
+    name = models.CharField(_("name"), max_length=80)
+    description = models.TextField(_("description"), blank=True)
+    weekdays = models.PositiveSmallIntegerField(
+        _("weekdays"),
+        default=ALL_DAYS,
+        help_text=_("Monday 1, Tuesday 2, Wednesday 4, … Sunday 64"),
+    )
+    time_of_day = models.TimeField(_("local start time"))
+    time_zone = models.CharField(_("time zone"), max_length=64, default="Europe/Warsaw")
+    time_control = models.CharField(_("time control"), max_length=8, default="3+2")
+    min_players = models.PositiveSmallIntegerField(_("minimum players"), default=MIN_PLAYERS)
+    max_players = models.PositiveSmallIntegerField(_("maximum players"), default=64)
+    seats_per_table = models.PositiveSmallIntegerField(_("seats per table"), default=MAX_SEATS)
+    profile = models.CharField(_("rule profile"), max_length=32, default="tournament")
+    max_actions = models.PositiveIntegerField(_("action limit per hand"), default=500)
+    seconds_between_hands = models.FloatField(_("seconds between hands"), default=4.0)
+    fill_with_bots = models.BooleanField(_("fill the tables with bots at the start"), default=False)
+    bot_level = models.CharField(
+        _("bot level"), max_length=16, choices=BotLevel.choices, default=BotLevel.GREEDY
+    )
+    create_ahead_hours = models.PositiveSmallIntegerField(
+        _("hours ahead to open registration"), default=24
+    )
+    active = models.BooleanField(_("active"), default=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournament_schedules"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("tournament schedule")
+        verbose_name_plural = _("tournament schedules")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(weekdays__gte=1, weekdays__lte=ALL_DAYS),
+                name="tournamentschedule_weekdays_mask",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(create_ahead_hours__gte=1, create_ahead_hours__lte=24 * 14),
+                name="tournamentschedule_ahead_1h_to_14d",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ScheduledTournament(models.Model):
+    """One occurrence of a schedule and the tournament created for it: the unique pair
+    (schedule, start) makes creating it happen once, however many sweeps run at once."""
+
+    schedule = models.ForeignKey(
+        TournamentSchedule, on_delete=models.CASCADE, related_name="occurrences"
+    )
+    starts_at = models.DateTimeField()
+    tournament = models.OneToOneField(
+        Tournament, on_delete=models.CASCADE, related_name="scheduled_as"
+    )
+
+    class Meta:
+        ordering = ["schedule", "starts_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["schedule", "starts_at"], name="scheduledtournament_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.schedule} {self.starts_at:%Y-%m-%d %H:%M}"

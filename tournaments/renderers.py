@@ -33,9 +33,12 @@ def tournament_fragments(*, tournament_id: int, viewer: User | None, language: s
 
 def follow_fragment(event: dict[str, Any], language: str) -> str:
     """A tiny element appended to the page: after a moment it asks where the user plays now
-    and the answer (``HX-Redirect``) takes the page there."""
+    and the answer (``HX-Redirect``) takes the page there. The reminder a minute before
+    the start (``events.FOLLOW_REMINDER``) is instead a notice put at the top of the page."""
     kind = str(event.get("kind", ""))
     tournament_id = int(event["tournament"])
+    if kind == events.FOLLOW_REMINDER:
+        return reminder_fragment(tournament_id=tournament_id, language=language)
     with translation.override(language):
         return render_to_string(
             "tournaments/detail.html#follow",
@@ -47,3 +50,13 @@ def follow_fragment(event: dict[str, Any], language: str) -> str:
                 "delay_ms": FOLLOW_DELAY_MS.get(kind, 300),
             },
         )
+
+
+def reminder_fragment(*, tournament_id: int, language: str) -> str:
+    """The notice that the tournament starts in a minute, put at the top of any open page."""
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    if tournament is None:
+        return ""
+    notice = selectors.TournamentNotice("reminder", tournament, tournament.get_absolute_url())
+    with translation.override(language):
+        return render_to_string("tournaments/notices.html#socket-notice", {"n": notice})

@@ -317,3 +317,43 @@ def tournament_audit(*, tournament: Tournament) -> list[str]:
         elif losses[winners[0].pk] >= PAN:
             problems.append(f"the winner {winners[0]} has P-A-N")
     return problems
+
+
+# --- the notices on every page ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TournamentNotice:
+    """What a page tells its user about his tournaments: one starts within the minute
+    (``kind`` "reminder", once he was reminded) or his table is ready ("table")."""
+
+    kind: str
+    tournament: Tournament
+    url: str
+
+
+def tournament_notices(*, user: User, path: str = "") -> list[TournamentNotice]:
+    """The user's reminded tournaments that have not started, and the tables waiting for
+    him in running ones (not on the page of that table itself). Two queries at most."""
+    if not user.is_authenticated:
+        return []
+    notices = [
+        TournamentNotice("reminder", entry.tournament, entry.tournament.get_absolute_url())
+        for entry in TournamentEntry.objects.filter(
+            user=user,
+            tournament__status=Tournament.Status.SCHEDULED,
+            tournament__reminded_at__isnull=False,
+        ).select_related("tournament")
+    ]
+    seated = TournamentEntry.objects.filter(
+        user=user,
+        eliminated_at__isnull=True,
+        tournament__status__in=[Tournament.Status.RUNNING, Tournament.Status.PAUSED],
+        table__isnull=False,
+        table__closed_at__isnull=True,
+    ).select_related("tournament", "table")
+    for entry in seated:
+        if path != reverse("games:table", kwargs={"table_id": entry.table.table_id}):
+            url = reverse("tournaments:follow", kwargs={"tournament_id": entry.tournament_id})
+            notices.append(TournamentNotice("table", entry.tournament, url))
+    return notices

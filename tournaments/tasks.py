@@ -53,3 +53,15 @@ def tournament_sweep() -> dict[str, int]:
         services.tournament_advance(tournament_id=tournament_id, now=now)
         advanced += 1
     return {"started": started, "advanced": advanced}
+
+
+@shared_task(name="tournaments.create_scheduled")
+def tournament_create_scheduled() -> int:
+    """Create the tournaments of the staff's schedules that fall within their horizon."""
+    return len(services.schedule_create_due(now=timezone.now()))
+
+
+@shared_task(name="tournaments.remind")
+def tournament_remind_sweep() -> int:
+    """Remind the players of the tournaments that start within the minute (once each)."""
+    return services.tournament_remind_due(now=timezone.now())

@@ -25,7 +25,8 @@ then the rows of tables between hands (table, seats, match).
   hand was dealt in between.
 
 Where things live: ``lifecycle`` (create, edit, register, announce, start, finished
-hands, the steps between hands), ``staff`` (pause, resume, cancel, disqualify) and, below
+hands, the steps between hands), ``staff`` (pause, resume, cancel, disqualify),
+``schedules`` (recurring tournaments and the reminder before a start) and, below
 both, ``_common`` (the settings and their check, permissions, the tournament's lock). This
 package re-exports them, so callers import ``tournaments.services`` only.
 """
@@ -55,6 +56,15 @@ from tournaments.services.lifecycle import (
     tournament_unregister,
     tournament_update,
 )
+from tournaments.services.schedules import (
+    REMINDER_BEFORE,
+    schedule_check,
+    schedule_create_due,
+    schedule_save,
+    schedule_settings,
+    tournament_remind,
+    tournament_remind_due,
+)
 from tournaments.services.staff import (
     tournament_cancel,
     tournament_disqualify,
@@ -71,9 +81,14 @@ __all__ = [
     "NAME_MAX",
     "PERM_CREATE",
     "PERM_MANAGE",
+    "REMINDER_BEFORE",
     "AdvanceReport",
     "TournamentSettings",
     "on_hand_finished",
+    "schedule_check",
+    "schedule_create_due",
+    "schedule_save",
+    "schedule_settings",
     "tournament_advance",
     "tournament_announce",
     "tournament_cancel",
@@ -83,6 +98,8 @@ __all__ = [
     "tournament_pause",
     "tournament_register",
     "tournament_register_bot",
+    "tournament_remind",
+    "tournament_remind_due",
     "tournament_resume",
     "tournament_settings_check",
     "tournament_start",

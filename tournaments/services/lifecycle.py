@@ -83,6 +83,8 @@ def tournament_update(
                 raise Refused(_("More players have registered than the new maximum."))
         moved_start = settings.starts_at != tournament.starts_at
         _apply(tournament, settings)
+        if moved_start:
+            tournament.reminded_at = None  # the players are reminded before the new start
         tournament.save()
         if moved_start and tournament.status == Tournament.Status.SCHEDULED:
             events.schedule_start_on_commit(tournament.pk, eta=tournament.starts_at)
@@ -194,6 +196,7 @@ def tournament_start(
             return tournament
         if by is None and now < tournament.starts_at:
             return tournament
+        _fill_with_bots(tournament)
         entries = list(tournament.entries.select_related("user").order_by("pk"))
         if len(entries) < tournament.min_players:
             _cancel(tournament, now=now, cause=CAUSE_TOO_FEW)
@@ -272,6 +275,30 @@ def _require_registration_open(tournament: Tournament, now: datetime) -> None:
 def _require_room(tournament: Tournament) -> None:
     if tournament.entries.count() >= tournament.max_players:
         raise Refused(_("The tournament is full."))
+
+
+def _fill_with_bots(tournament: Tournament) -> None:
+    """Where the tournament fills with bots (a schedule's choice), bots of its level take
+    the empty seats of the tables its players need, so every table is full (never beyond
+    the maximum, at least to the minimum). Nobody is added to a tournament no player
+    registered for: it is cancelled as too small."""
+    if not tournament.fill_bot_level:
+        return
+    taken = set(tournament.entries.values_list("display_name", flat=True))
+    if not taken:
+        return
+    seats = tournament.seats_per_table
+    wanted = max(len(taken), tournament.min_players)
+    wanted = min(-(-wanted // seats) * seats, tournament.max_players)
+    number = 0
+    for _seat in range(wanted - len(taken)):
+        number += 1
+        while f"Bot {number}" in taken:
+            number += 1
+        taken.add(f"Bot {number}")
+        TournamentEntry.objects.create(
+            tournament=tournament, bot_level=tournament.fill_bot_level, display_name=f"Bot {number}"
+        )
 
 
 def _apply(tournament: Tournament, settings: TournamentSettings) -> None:
