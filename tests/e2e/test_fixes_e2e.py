@@ -1,0 +1,110 @@
+"""Small things players noticed (#14), each proven in the browser: forms that show only
+what applies, pages that fit a phone, legible letters, honest table headers and notices."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.pages import log_in, new_page
+from tests.factories import make_user
+from tests.tournaments.helpers import make_staff
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+WIDTHS = (360, 1280)
+
+
+def assert_each_checkbox_sits_beside_its_label(page: Page) -> None:
+    """Every visible checkbox of the page's main form has its own label on its right, on
+    the same line (their vertical middles within a few pixels)."""
+    boxes = page.locator("main form input[type=checkbox]")
+    assert boxes.count() > 0
+    for index in range(boxes.count()):
+        box = boxes.nth(index)
+        if not box.is_visible():
+            continue
+        label = page.locator(f"label[for='{box.get_attribute('id')}']")
+        expect(label).to_have_count(1)
+        b, lab = box.bounding_box(), label.bounding_box()
+        assert lab["x"] >= b["x"] + b["width"], (box.get_attribute("id"), b, lab)
+        middle = lambda r: r["y"] + r["height"] / 2  # noqa: E731
+        assert abs(middle(lab) - middle(b)) <= 6, (box.get_attribute("id"), b, lab)
+
+
+def assert_custom_time_shows_only_for_custom(page: Page) -> None:
+    seconds = page.locator("input[name=base_seconds]")
+    increment = page.locator("input[name=increment_seconds]")
+    expect(seconds).to_be_hidden()
+    expect(increment).to_be_hidden()
+    page.select_option("select[name=time_control]", "custom")
+    expect(seconds).to_be_visible()
+    expect(increment).to_be_visible()
+    page.select_option("select[name=time_control]", "5+3")
+    expect(seconds).to_be_hidden()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_1_the_table_form_shows_custom_seconds_only_for_custom_and_boxes_beside_labels(
+    site, browser: Browser, width: int
+):
+    make_user(f"former{width}")
+    context, page = new_page(browser)
+    page.set_viewport_size({"width": width, "height": 900})
+    log_in(page, site.url, f"former{width}")
+    page.goto(f"{site.url}/tables/new/")
+    assert_custom_time_shows_only_for_custom(page)
+    page.locator("summary").click()  # the rule options, two of them checkboxes
+    assert_each_checkbox_sits_beside_its_label(page)
+    # Chosen by hand, the seconds make the table's clock.
+    page.select_option("select[name=time_control]", "custom")
+    page.fill("input[name=base_seconds]", "90")
+    page.fill("input[name=increment_seconds]", "4")
+    page.get_by_role("button", name="Create the table").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text(f"former{width}")
+    from games.models import Table
+
+    table = Table.objects.get(owner__username=f"former{width}")
+    assert (table.base_seconds, table.increment_seconds) == (90, 4)
+    context.close()
+
+
+def test_1_without_script_the_custom_seconds_show(site, browser: Browser):
+    make_user("noscript")
+    context = browser.new_context(locale="en-GB", java_script_enabled=False)
+    page = context.new_page()
+    log_in(page, site.url, "noscript")
+    page.goto(f"{site.url}/tables/new/")
+    expect(page.locator("input[name=base_seconds]")).to_be_visible()
+    expect(page.locator("input[name=increment_seconds]")).to_be_visible()
+    context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_2_the_tournament_form_offers_the_table_presets(site, browser: Browser, width: int):
+    from games.services import TIME_PRESETS
+    from tournaments.models import Tournament
+
+    staff = make_staff(f"director{width}")
+    context, page = new_page(browser)
+    page.set_viewport_size({"width": width, "height": 900})
+    log_in(page, site.url, staff.username)
+    page.goto(f"{site.url}/tournaments/new/")
+    offered = page.locator("select[name=time_control] option").evaluate_all(
+        "options => options.map(o => o.value)"
+    )
+    assert offered == [*TIME_PRESETS, "custom"]
+    assert_custom_time_shows_only_for_custom(page)
+    assert_each_checkbox_sits_beside_its_label(page)
+    page.fill("input[name=name]", f"Preset cup {width}")
+    page.fill("input[name=starts_at]", "2099-06-01T12:00")
+    page.select_option("select[name=time_control]", "10+5")
+    page.get_by_role("button", name="Create the tournament").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text(f"Preset cup {width}")
+    tournament = Tournament.objects.get(name=f"Preset cup {width}")
+    assert (tournament.base_seconds, tournament.increment_seconds) == TIME_PRESETS["10+5"]
+    # Its edit page shows the preset chosen, the seconds by hand hidden.
+    page.goto(f"{site.url}/tournaments/{tournament.pk}/edit/")
+    expect(page.locator("select[name=time_control]")).to_have_value("10+5")
+    expect(page.locator("input[name=base_seconds]")).to_be_hidden()
+    context.close()
