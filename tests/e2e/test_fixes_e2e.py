@@ -108,3 +108,30 @@ def test_2_the_tournament_form_offers_the_table_presets(site, browser: Browser, 
     expect(page.locator("select[name=time_control]")).to_have_value("10+5")
     expect(page.locator("input[name=base_seconds]")).to_be_hidden()
     context.close()
+
+
+def finished_match(usernames: tuple[str, str]):
+    """A match two users played to its end at a public table (the clock decided it)."""
+    from games.engine import Rules
+    from tests.factories import make_table, play_to_pan_on_time
+
+    owner = make_user(usernames[0])
+    table = make_table(owner, players=1, rules=Rules(), seats=2, name="Finished")
+    from games import services
+
+    services.table_sit(table_id=table.pk, user=make_user(usernames[1]))
+    return play_to_pan_on_time(table)
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "pl-PL"])
+def test_3_the_replay_page_fits_a_phone_of_360_px(site, browser: Browser, locale: str):
+    match = finished_match((f"replayer_{locale}", f"replayed_{locale}"))
+    hand = match.hands.order_by("number").first()
+    context = browser.new_context(locale=locale, viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    page.goto(f"{site.url}/hands/{hand.pk}/")
+    expect(page.get_by_test_id("seed")).to_have_text(hand.seed)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    # The long strings are wrapped, not cut: the whole commitment is there to copy.
+    expect(page.get_by_test_id("commitment")).to_have_text(hand.commitment)
+    context.close()
