@@ -135,3 +135,39 @@ def test_3_the_replay_page_fits_a_phone_of_360_px(site, browser: Browser, locale
     # The long strings are wrapped, not cut: the whole commitment is there to copy.
     expect(page.get_by_test_id("commitment")).to_have_text(hand.commitment)
     context.close()
+
+
+# The WCAG contrast ratio of an element's text colour against the first opaque background
+# behind it (the page's own when none is set).
+CONTRAST = """el => {
+  const rgb = s => s.match(/[\\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  let bg = null;
+  for (let node = el; node; node = node.parentElement) {
+    const c = rgb(getComputedStyle(node).backgroundColor);
+    if (c.length === 3 || c[3] === 1) { bg = c.slice(0, 3); break; }
+  }
+  bg = bg || rgb(getComputedStyle(document.documentElement).backgroundColor).slice(0, 3);
+  const [a, b] = [lum(rgb(getComputedStyle(el).color).slice(0, 3)), lum(bg)];
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_4_the_letters_of_the_final_ranking_are_legible(site, browser: Browser, scheme: str):
+    match = finished_match((f"ranked_{scheme}", f"ranker_{scheme}"))
+    context = browser.new_context(
+        locale="en-GB", color_scheme=scheme, viewport={"width": 360, "height": 800}
+    )
+    page = context.new_page()
+    page.goto(f"{site.url}/tables/{match.table_id}/")
+    letters = page.get_by_test_id("ranking").locator(".letters").filter(has_text="PAN")
+    expect(letters).to_have_count(1)
+    assert letters.evaluate(CONTRAST) >= 4.5
+    size = letters.evaluate("el => parseFloat(getComputedStyle(el).fontSize)")
+    body = page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+    assert size >= body
+    context.close()
