@@ -22,7 +22,7 @@ from games.models import Table
 # What a move changes, the same for every viewer (the owner's start and rematch buttons
 # aside): render once per kind of view and share.
 HAND_PARTIALS = ("status", "players", "pile", "log")
-TABLE_PARTIALS = (*HAND_PARTIALS, "myhand", "seats")
+TABLE_PARTIALS = (*HAND_PARTIALS, "myhand", "seats", "rated")
 
 
 def _partial(name: str) -> Template:
@@ -59,7 +59,8 @@ def my_hand_fragment(view: selectors.TableView) -> str:
 
 
 def seats_fragment(view: selectors.TableView) -> str:
-    return _partials(view, ("seats",))
+    # Whether the match will be rated depends on who sits (``TableView.rated_as``).
+    return _partials(view, ("seats", "rated"))
 
 
 def presence_fragment(user_id: int, *, connected: bool) -> str:

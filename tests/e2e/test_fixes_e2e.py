@@ -15,6 +15,12 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 WIDTHS = (360, 1280)
 
 
+def open_live_table(page: Page, url: str) -> None:
+    """Open a table page and wait until its websocket is connected."""
+    page.goto(url)
+    expect(page.locator("#conn-state.on")).to_have_count(1)
+
+
 def assert_each_checkbox_sits_beside_its_label(page: Page) -> None:
     """Every visible checkbox of the page's main form has its own label on its right, on
     the same line (their vertical middles within a few pixels)."""
@@ -170,4 +176,40 @@ def test_4_the_letters_of_the_final_ranking_are_legible(site, browser: Browser, 
     size = letters.evaluate("el => parseFloat(getComputedStyle(el).fontSize)")
     body = page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
     assert size >= body
+    context.close()
+
+
+def test_5_rated_shows_only_when_the_match_will_be_rated(site, browser: Browser):
+    from games import services
+    from games.engine import Rules
+
+    owner, guest = make_user("rated_owner"), make_user("rated_guest")
+    table = services.table_create(owner=owner, name="Honest", rules=Rules(), seats=3)
+    services.table_add_bot(table_id=table.pk, by=owner, position=1, level="random")
+    context, page = new_page(browser)
+    log_in(page, site.url, owner.username)
+    open_live_table(page, f"{site.url}/tables/{table.pk}/")
+    expect(page.get_by_test_id("rated")).to_have_text("casual")  # only a bot to play
+    # A second person sits down: the owner's page says, without a reload, it is rated.
+    guest_context, guest_page = new_page(browser)
+    log_in(guest_page, site.url, guest.username)
+    guest_page.goto(f"{site.url}/tables/{table.pk}/")
+    guest_page.get_by_test_id("sit").first.click()
+    expect(page.get_by_test_id("rated")).to_have_text("rated")
+    guest_page.get_by_test_id("leave").click()
+    expect(page.get_by_test_id("rated")).to_have_text("casual")
+    for ctx in (context, guest_context):
+        ctx.close()
+
+
+def test_5_a_tournament_table_says_tournament(site, browser: Browser):
+    from tests.tournaments.helpers import hands_in_play, make_tournament, started
+
+    people = [make_user(f"cup_rated{i}") for i in range(3)]
+    tournament = started(make_tournament(users=people, bots_allowed=False))
+    table_id = hands_in_play(tournament)[0].match.table_id
+    context = browser.new_context(locale="pl-PL")
+    page = context.new_page()
+    page.goto(f"{site.url}/tables/{table_id}/")
+    expect(page.get_by_test_id("rated")).to_have_text("turniejowy")
     context.close()
