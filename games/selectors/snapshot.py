@@ -13,8 +13,10 @@ from typing import Any
 
 from django.core.cache import cache
 from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from games.engine import LETTERS, HandState
+from games.engine.match import PAN
 from games.models import Hand, Match, MatchPlayer, RatingChange, Seat, Table, to_instant
 from games.ratings import rating_label
 from games.selectors.labels import (
@@ -206,6 +208,31 @@ class CommonView:
     ranking: list[tuple[int, str, str, str]]  # place, name, letters, rating change
     rules_lines: list[str]
     time_control: str
+    # Over a finished match: what its end means at this table (a heading and a line).
+    match_over_title: str = ""
+    match_over_note: str = ""
+
+
+def _match_over_words(snapshot: TableSnapshot) -> tuple[str, str]:
+    """What the end of the table's match means. At a casual table the match is over; at
+    a tournament's table (``Table.managed``; games never asks tournaments) whoever
+    completed P-A-N is out of the tournament, and the table goes on (the tournament
+    seats and deals it again) unless the tournament has closed it."""
+    table, match = snapshot.table, snapshot.match
+    if match is None or match.status == Match.Status.PLAYING:
+        return "", ""
+    if not table.managed:
+        return _("The match is over"), ""
+    letters = match.match_state.letters
+    out = " ".join(
+        _("%(name)s is out of the tournament.") % {"name": p.display_name}
+        for p in snapshot.match_players
+        if letters[p.seat] >= PAN
+    )
+    if table.status == Table.Status.CLOSED:
+        over = _("Play at this table is over.")
+        return (out, over) if out else (over, "")
+    return out, _("The tournament goes on: this table is seated and dealt again after the pause.")
 
 
 def _common_view(snapshot: TableSnapshot) -> CommonView:
@@ -256,6 +283,7 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
             for p in placed:
                 delta = rating_delta(snapshot.rating_changes.get(p.user_id))
                 ranking.append((p.place, p.display_name, LETTERS[letters[p.seat]], delta))
+    match_over_title, match_over_note = _match_over_words(snapshot)
     return CommonView(
         players=players,
         pile=pile,
@@ -264,6 +292,8 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
         ranking=ranking,
         rules_lines=rules_summary(table.rules),
         time_control=time_control_label(table.base_seconds, table.increment_seconds),
+        match_over_title=match_over_title,
+        match_over_note=match_over_note,
     )
 
 

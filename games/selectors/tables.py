@@ -82,6 +82,8 @@ class TableView:
     hands_count: int
     # What the table's matches count for: "rated", "casual" or "tournament".
     rated_as: str = "casual"
+    match_over_title: str = ""  # see snapshot._match_over_words
+    match_over_note: str = ""
     # Who sees this table otherwise than a spectator: its owner, whoever holds a seat,
     # the players of its match (moderators too, but that is a permission).
     insiders: frozenset[int] = frozenset()
@@ -179,6 +181,8 @@ def table_view(
         hands_count=hand.number if hand else 0,
         insiders=snapshot.insiders,
         rated_as=_rated_as(snapshot),
+        match_over_title=common.match_over_title,
+        match_over_note=common.match_over_note,
     )
 
 

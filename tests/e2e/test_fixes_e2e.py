@@ -213,3 +213,27 @@ def test_5_a_tournament_table_says_tournament(site, browser: Browser):
     page.goto(f"{site.url}/tables/{table_id}/")
     expect(page.get_by_test_id("rated")).to_have_text("turniejowy")
     context.close()
+
+
+def test_6_a_tournament_table_says_who_is_out_and_that_it_goes_on(site, browser: Browser):
+    from tests.tournaments.helpers import entry_to_move, hands_in_play, make_tournament, started
+
+    people = [make_user(f"cup_goes_on{i}") for i in range(3)]
+    tournament = make_tournament(
+        users=people,
+        bots_allowed=False,
+        base_seconds=5,
+        increment_seconds=0,
+        seconds_between_hands=60.0,
+    )
+    tournament = started(tournament, letters=2)
+    hand = hands_in_play(tournament)[0]
+    loser = entry_to_move(hand)  # everyone carries P-A: his clock runs out, he is out
+    context, page = new_page(browser)
+    open_live_table(page, f"{site.url}/tables/{hand.match.table_id}/")
+    expect(page.get_by_test_id("match-over")).to_have_text(
+        f"{loser.display_name} is out of the tournament.", timeout=20_000
+    )
+    expect(page.get_by_test_id("match-over-note")).to_contain_text("The tournament goes on")
+    expect(page.get_by_text("The match is over")).to_have_count(0)
+    context.close()
