@@ -237,3 +237,26 @@ def test_6_a_tournament_table_says_who_is_out_and_that_it_goes_on(site, browser:
     expect(page.get_by_test_id("match-over-note")).to_contain_text("The tournament goes on")
     expect(page.get_by_text("The match is over")).to_have_count(0)
     context.close()
+
+
+def test_7_a_tournament_started_now_shows_when_it_started(site, browser: Browser):
+    from datetime import datetime, timedelta
+
+    from django.utils import timezone
+
+    from tests.tournaments.helpers import make_tournament
+
+    staff = make_staff("starter")
+    tournament = make_tournament(by=staff, name="Early cup", bots=3, starts_in=3 * 3600)
+    context, page = new_page(browser)
+    log_in(page, site.url, staff.username)
+    page.goto(f"{site.url}/tournaments/{tournament.pk}/")
+    shown = page.get_by_test_id("start-time")
+    scheduled = datetime.fromisoformat(shown.get_attribute("datetime"))
+    assert abs(scheduled - tournament.starts_at) < timedelta(minutes=1)
+    page.get_by_test_id("start-now").click()
+    expect(page.get_by_test_id("status")).to_have_text("running")
+    expect(page.get_by_text("Started at")).to_be_visible()
+    started_at = datetime.fromisoformat(shown.get_attribute("datetime"))
+    assert abs(started_at - timezone.now()) < timedelta(minutes=1)
+    context.close()

@@ -260,3 +260,19 @@ def test_a_tournament_table_says_who_is_out_and_that_the_tournament_goes_on():
     play_to_pan_on_time(casual)
     page = client_for().get(casual.get_absolute_url()).content.decode()
     assert "The match is over" in page and "out of the tournament" not in page
+
+
+def test_a_tournament_started_early_shows_when_it_started_not_its_schedule():
+    from django.utils import timezone
+    from django.utils.dateformat import format as date_format
+
+    tournament = make_tournament(bots=3, starts_in=3 * 3600)
+    scheduled = date_format(timezone.localtime(tournament.starts_at), "c")
+    page = client_for().get(tournament.get_absolute_url()).content.decode()
+    assert f'datetime="{scheduled}" data-testid="start-time"' in page
+
+    tournament = started(tournament)  # the staff's "Start now"
+    page = client_for().get(tournament.get_absolute_url()).content.decode()
+    real = date_format(timezone.localtime(tournament.started_at), "c")
+    assert f'datetime="{real}" data-testid="start-time"' in page
+    assert scheduled not in page and "Started at" in page
