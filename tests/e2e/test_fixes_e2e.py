@@ -260,3 +260,22 @@ def test_7_a_tournament_started_now_shows_when_it_started(site, browser: Browser
     started_at = datetime.fromisoformat(shown.get_attribute("datetime"))
     assert abs(started_at - timezone.now()) < timedelta(minutes=1)
     context.close()
+
+
+def test_9_the_reason_typed_for_hiding_a_message_reaches_the_audit_log(site, browser: Browser):
+    from games import services
+    from moderation.models import AuditLog
+    from tests.factories import make_moderator, make_table
+
+    make_moderator("hider")
+    table = make_table(make_user("chatty_host"), players=1, name="Reasons")
+    message = services.chat_post(table_id=table.pk, user=table.owner, text="buy cheap chips")
+    context, page = new_page(browser)
+    log_in(page, site.url, "hider")
+    open_live_table(page, f"{site.url}{table.get_absolute_url()}")
+    page.get_by_test_id("mod-reason").fill("spam link")
+    page.locator(f'li[data-message="{message.pk}"]').get_by_test_id("hide-chat").click()
+    expect(page.get_by_test_id("chat")).not_to_contain_text("buy cheap chips")
+    entry = AuditLog.objects.get(action="chat_hide")
+    assert entry.reason == "spam link"
+    context.close()
