@@ -279,3 +279,35 @@ def test_9_the_reason_typed_for_hiding_a_message_reaches_the_audit_log(site, bro
     entry = AuditLog.objects.get(action="chat_hide")
     assert entry.reason == "spam link"
     context.close()
+
+
+def test_10_the_chosen_bot_level_survives_the_seats_update(site, browser: Browser):
+    from games import services
+    from games.engine import Rules
+    from games.models import Seat
+
+    owner = make_user("bot_chooser")
+    table = services.table_create(owner=owner, name="Bots", rules=Rules(), seats=4)
+    context, page = new_page(browser)
+    log_in(page, site.url, owner.username)
+    open_live_table(page, f"{site.url}/tables/{table.pk}/")
+    levels = page.locator(".add-bot select[name=level]")
+    expect(levels).to_have_count(3)
+    levels.first.select_option("random")
+    page.get_by_test_id("add-bot").first.click()
+    expect(levels).to_have_count(2)  # the seats were re-rendered by the websocket
+    assert Seat.objects.get(table=table, position=1).bot_level == "random"
+    expect(levels.first).to_have_value("random")
+    # Chosen, then the seats change again (a player sits down): the choice stays.
+    levels.last.select_option("ismcts")
+    guest_context, guest = new_page(browser)
+    log_in(guest, site.url, make_user("bot_watcher").username)
+    guest.goto(f"{site.url}/tables/{table.pk}/")
+    guest.get_by_test_id("sit").first.click()
+    expect(levels).to_have_count(1)
+    expect(levels.first).to_have_value("ismcts")
+    page.get_by_test_id("add-bot").click()
+    expect(levels).to_have_count(0)
+    assert Seat.objects.get(table=table, position=3).bot_level == "ismcts"
+    for ctx in (context, guest_context):
+        ctx.close()
