@@ -311,3 +311,48 @@ def test_10_the_chosen_bot_level_survives_the_seats_update(site, browser: Browse
     assert Seat.objects.get(table=table, position=3).bot_level == "ismcts"
     for ctx in (context, guest_context):
         ctx.close()
+
+
+# A form that sends a harmless command (a pong) on the page's websocket, as htmx sends
+# every form of the page, submitted past the limit of commands a socket may send.
+FLOOD = """count => {
+  const form = document.createElement("form");
+  form.setAttribute("ws-send", "");
+  form.innerHTML = '<input type="hidden" name="action" value="pong">'
+    + '<input type="hidden" name="t" value="1.0">';
+  document.querySelector("[ws-connect]").appendChild(form);
+  htmx.process(form);
+  for (let i = 0; i < count; i++) { form.requestSubmit(); }
+}"""
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [("en-GB", "Too many commands; slow down."), ("pl-PL", "Za dużo poleceń; zwolnij.")],
+)
+def test_11_too_many_commands_is_said_in_the_readers_language(
+    site, browser: Browser, locale: str, expected: str
+):
+    from games.consumers import COMMAND_BURST
+    from tests.factories import make_table
+
+    reader = make_user(f"flooder_{locale}")  # no language saved: the browser's
+    table = make_table(reader, players=1, name="Flood")
+    context = browser.new_context(locale=locale, viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    log_in_any_language(page, site.url, reader.username)
+    open_live_table(page, f"{site.url}{table.get_absolute_url()}")
+    page.evaluate(FLOOD, COMMAND_BURST + 1)
+    expect(page.get_by_test_id("notice")).to_have_text(expected)
+    context.close()
+
+
+def log_in_any_language(page: Page, base_url: str, username: str) -> None:
+    """Log in through the login form, whatever language it is in."""
+    from tests.factories import PASSWORD
+
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("input[name=login]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    expect(page.get_by_test_id("nav-profile")).to_have_text(username)
