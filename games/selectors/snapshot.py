@@ -48,6 +48,8 @@ class PlayerView:
     lag_ms: int | None
     place: int | None = None
     rating: str = ""  # a person's shown rating; bots have none
+    # Why a bot plays a person's seat: "left" (he stood up, or was removed) or "banned".
+    bot_for: str = ""
 
 
 def current_match(table: Table) -> Match | None:
@@ -213,6 +215,15 @@ class CommonView:
     match_over_note: str = ""
 
 
+def _bot_for(player: MatchPlayer, now: datetime) -> str:
+    """Why a bot plays for a person (``games.services.table_leave`` seats it when he
+    stands up during a match, a ban or a moderator's removal among the ways): "banned"
+    while his ban is in force, else "left"; "" for a seat that is no person's."""
+    if not player.bot_level or player.user is None:
+        return ""
+    return "banned" if player.user.is_banned(now) else "left"
+
+
 def _match_over_words(snapshot: TableSnapshot) -> tuple[str, str]:
     """What the end of the table's match means. At a casual table the match is over; at
     a tournament's table (``Table.managed``; games never asks tournaments) whoever
@@ -267,6 +278,7 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
                     lag_ms=None if p.bot_level else lag_ms,
                     place=p.place,
                     rating=rating_label(p.user) if p.user else "",
+                    bot_for=_bot_for(p, now),
                 )
             )
         pile = [CardView.of(c) for c in view["pile"]]

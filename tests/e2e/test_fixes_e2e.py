@@ -356,3 +356,35 @@ def log_in_any_language(page: Page, base_url: str, username: str) -> None:
     page.fill("input[name=password]", PASSWORD)
     page.locator("main form button[type=submit]").click()
     expect(page.get_by_test_id("nav-profile")).to_have_text(username)
+
+
+@pytest.mark.parametrize(
+    ("locale", "badge", "why"),
+    [
+        ("en-GB", "bot · banned", "A bot plays for {name}, who is banned."),
+        ("pl-PL", "bot · zbanowany", "Za gracza {name} gra bot: gracz jest zbanowany."),
+    ],
+)
+def test_12_a_banned_players_seat_says_why_a_bot_plays_it(
+    site, browser: Browser, locale: str, badge: str, why: str
+):
+    from games import services
+    from moderation import services as moderation
+    from tests.factories import make_moderator, make_table
+
+    table = make_table(make_user(f"host_{locale}"), players=2, name="Banned seat")
+    services.match_start(table_id=table.pk, by=table.owner)
+    cheat = table.seats.get(position=1).user
+    moderation.user_ban(by=make_moderator(f"judge_{locale}"), user_id=cheat.pk, reason="cheating")
+    context = browser.new_context(locale=locale, viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    page.goto(f"{site.url}{table.get_absolute_url()}")
+    player = page.get_by_test_id("player").filter(has_text=cheat.username)
+    stand_in = player.get_by_test_id("bot-for")
+    expect(stand_in).to_have_text(badge)
+    expect(stand_in).to_have_attribute("title", why.format(name=cheat.username))
+    # The word fits the player's box on a phone: it is not cut off.
+    assert stand_in.evaluate("el => el.getBoundingClientRect().right") <= player.evaluate(
+        "el => el.getBoundingClientRect().right"
+    )
+    context.close()
