@@ -388,3 +388,21 @@ def test_12_a_banned_players_seat_says_why_a_bot_plays_it(
         "el => el.getBoundingClientRect().right"
     )
     context.close()
+
+
+@pytest.mark.parametrize(
+    ("locale", "word"), [("en-GB", "(provisional)"), ("pl-PL", "(tymczasowy)")]
+)
+def test_13_a_new_profile_shows_the_starting_rating_as_provisional(
+    site, browser: Browser, locale: str, word: str
+):
+    from games.ratings import DISPLAY_BASE
+
+    newcomer = make_user(f"newcomer_{locale}")
+    context = browser.new_context(locale=locale, viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    page.goto(f"{site.url}/u/{newcomer.username}/")
+    stats = page.get_by_test_id("profile-stats")
+    expect(stats.locator("[data-stat=rating]")).to_have_text(f"{DISPLAY_BASE}?")
+    expect(stats.get_by_test_id("provisional")).to_have_text(word)
+    context.close()

@@ -217,6 +217,19 @@ def test_the_profile_shows_a_provisional_rating(client):
     assert f'data-stat="rating">{shown}?<' in page
 
 
+def test_a_new_profile_shows_the_starting_rating_as_provisional(client):
+    """Before any rated match (none at all, or casual ones only): 1500, provisional (#14)."""
+    newcomer = make_user()
+    page = client.get(newcomer.get_absolute_url()).content.decode()
+    assert f'data-stat="rating">{ratings.DISPLAY_BASE}?<' in page
+    assert "(provisional)" in page and "No games played yet." in page
+
+    table = make_table(players=2, rated=False)
+    play_to_pan_on_time(table)
+    page = client.get(seated_users(table)[0].get_absolute_url()).content.decode()
+    assert f'data-stat="rating">{ratings.DISPLAY_BASE}?<' in page and "(provisional)" in page
+
+
 def test_the_leaderboard_lists_established_players_by_rating(client):
     strong, steady, newcomer, banned = (make_user() for _ in range(4))
     Rating.objects.create(user=strong, mu=31.0, sigma=3.0, matches=40)
