@@ -165,8 +165,12 @@ CONTRAST = """el => {
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_4_the_letters_of_the_final_ranking_are_legible(site, browser: Browser, scheme: str):
     match = finished_match((f"ranked_{scheme}", f"ranker_{scheme}"))
+    # Without script the page stays as served: no websocket swaps it while it is measured.
     context = browser.new_context(
-        locale="en-GB", color_scheme=scheme, viewport={"width": 360, "height": 800}
+        locale="en-GB",
+        color_scheme=scheme,
+        viewport={"width": 360, "height": 800},
+        java_script_enabled=False,
     )
     page = context.new_page()
     page.goto(f"{site.url}/tables/{match.table_id}/")
@@ -376,7 +380,10 @@ def test_12_a_banned_players_seat_says_why_a_bot_plays_it(
     services.match_start(table_id=table.pk, by=table.owner)
     cheat = table.seats.get(position=1).user
     moderation.user_ban(by=make_moderator(f"judge_{locale}"), user_id=cheat.pk, reason="cheating")
-    context = browser.new_context(locale=locale, viewport={"width": 360, "height": 800})
+    # Without script the page stays as served: no websocket swaps it while it is measured.
+    context = browser.new_context(
+        locale=locale, viewport={"width": 360, "height": 800}, java_script_enabled=False
+    )
     page = context.new_page()
     page.goto(f"{site.url}{table.get_absolute_url()}")
     player = page.get_by_test_id("player").filter(has_text=cheat.username)
