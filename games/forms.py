@@ -26,16 +26,49 @@ def profile_choices() -> list[tuple[str, str]]:
     return [*choices, (CUSTOM, str(_("Custom: set every option below")))]
 
 
+# The time control: a named preset, or "custom" with the seconds given by hand. The table
+# form and the tournament form share these, so both offer the same presets.
+TIME_CONTROL_LABEL = _("Time control (minutes per hand + seconds per action)")
+# The fields a page shows only while "custom" is chosen (static/js/forms.js hides them).
+CUSTOM_TIME_FIELDS = ("base_seconds", "increment_seconds")
+
+
+def time_control_choices() -> list[tuple[str, str]]:
+    """The presets of ``TIME_PRESETS`` and "custom", as choices."""
+    return [*((key, key) for key in TIME_PRESETS), (CUSTOM, _("Custom"))]
+
+
+def time_control_of(base_seconds: int, increment_seconds: int) -> str:
+    """The preset with these seconds, else "custom" (to fill a form in from a record)."""
+    for key, seconds in TIME_PRESETS.items():
+        if seconds == (base_seconds, increment_seconds):
+            return key
+    return CUSTOM
+
+
+def clean_time_control(form: forms.Form, data: dict[str, Any]) -> None:
+    """Set ``base_seconds`` and ``increment_seconds`` in ``data`` from the chosen preset,
+    or check the ones given by hand for "custom" (an error on the form if missing). A
+    form posted without a choice (an older page) counts as "custom"."""
+    choice = data.get("time_control") or CUSTOM
+    if choice == CUSTOM:
+        if data.get("base_seconds") is None and "base_seconds" not in form.errors:
+            form.add_error("base_seconds", _("Give the seconds per hand."))
+        data["increment_seconds"] = data.get("increment_seconds") or 0
+    else:
+        data["base_seconds"], data["increment_seconds"] = TIME_PRESETS[choice]
+
+
 class TableForm(forms.Form):
+    CUSTOM_TIME_FIELDS = CUSTOM_TIME_FIELDS
+
     name = forms.CharField(label=_("Table name"), max_length=60, required=False)
     profile = forms.ChoiceField(label=_("Rules"), choices=profile_choices, initial="kurnik")
     seats = forms.TypedChoiceField(
         label=_("Seats"), choices=[(2, "2"), (3, "3"), (4, "4")], coerce=int, initial=4
     )
     time_control = forms.ChoiceField(
-        label=_("Time control (minutes per hand + seconds per action)"),
-        choices=[*((k, k) for k in TIME_PRESETS), (CUSTOM, _("Custom"))],
-        initial="3+2",
+        label=TIME_CONTROL_LABEL, choices=time_control_choices, initial="3+2"
     )
     base_seconds = forms.IntegerField(
         label=_("Custom: seconds per hand"),
@@ -140,10 +173,5 @@ class TableForm(forms.Form):
         else:
             data["rules"] = PROFILES[data["profile"]].rules
             data["profile_key"] = data["profile"]
-        if data["time_control"] == CUSTOM:
-            if data.get("base_seconds") is None:
-                self.add_error("base_seconds", _("Give the seconds per hand."))
-            data["increment_seconds"] = data.get("increment_seconds") or 0
-        else:
-            data["base_seconds"], data["increment_seconds"] = TIME_PRESETS[data["time_control"]]
+        clean_time_control(self, data)
         return data

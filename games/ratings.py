@@ -26,13 +26,14 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from accounts.models import User
-from games.models import RATING_MU, RATING_SIGMA, Match, MatchPlayer, Rating, RatingChange
+from games.models import RATING_MU, RATING_SIGMA, Match, MatchPlayer, Rating, RatingChange, Table
 
 logger = logging.getLogger(__name__)
 
 MODEL = PlackettLuce(mu=RATING_MU, sigma=RATING_SIGMA)
 DISPLAY_BASE, DISPLAY_SCALE = 1500, 24.0
 PROVISIONAL_MATCHES = 10
+MIN_RATED_PEOPLE = 2
 
 
 def display_rating(mu: float) -> int:
@@ -52,16 +53,22 @@ def rating_label(user: User) -> str:
     return f"{shown}?" if is_provisional(rating) else str(shown)
 
 
+def is_rated(*, table: Table, people: int) -> bool:
+    """Whether a match at ``table`` with ``people`` people in it (bots not counted) is
+    rated: the table is rated, not a tournament's (whose places are the tournament's),
+    and at least two people play. The one rule of ``match_rate`` and of the table page."""
+    return table.rated and not table.managed and people >= MIN_RATED_PEOPLE
+
+
 def _rated_players(match: Match) -> tuple[list[MatchPlayer], int]:
     """The people of a finished ordinary match (none if it is not rated), and its seats."""
     table = match.table
-    if match.status != Match.Status.FINISHED or not table.rated:
-        return [], 0
-    if table.managed:  # a tournament's match: its places are the tournament's
+    # The table alone may already rule it out, before the players are read.
+    if match.status != Match.Status.FINISHED or not is_rated(table=table, people=MIN_RATED_PEOPLE):
         return [], 0
     players = list(match.players.all())
     people = [p for p in players if p.user_id is not None and p.place is not None]
-    return (people if len(people) >= 2 else []), len(players)
+    return (people if is_rated(table=table, people=len(people)) else []), len(players)
 
 
 def _rank(player: MatchPlayer, seats: int) -> int:

@@ -22,7 +22,7 @@ from games.models import Table
 # What a move changes, the same for every viewer (the owner's start and rematch buttons
 # aside): render once per kind of view and share.
 HAND_PARTIALS = ("status", "players", "pile", "log")
-TABLE_PARTIALS = (*HAND_PARTIALS, "myhand", "seats")
+TABLE_PARTIALS = (*HAND_PARTIALS, "myhand", "seats", "rated")
 
 
 def _partial(name: str) -> Template:
@@ -60,8 +60,9 @@ def my_hand_fragment(view: selectors.TableView) -> str:
 
 def seats_fragment(view: selectors.TableView) -> str:
     """The seats: the list with its tools, and before the first match the places around
-    the felt (whose "Sit here" depends on the viewer as the list's tools do)."""
-    return _partials(view, ("ring", "seats"))
+    the felt (whose "Sit here" depends on the viewer as the list's tools do); and whether
+    the match will be rated, which depends on who sits (``TableView.rated_as``)."""
+    return _partials(view, ("ring", "seats", "rated"))
 
 
 def presence_fragment(user_id: int, *, connected: bool) -> str:

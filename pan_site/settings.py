@@ -293,8 +293,13 @@ MFA_TOTP_ISSUER = "Pan online"
 ALLAUTH_TRUSTED_PROXY_COUNT = 0
 
 # --- E-mail -------------------------------------------------------------------------
+# The site's name opens every e-mail subject. Without it allauth would name the host the
+# request came to (no django.contrib.sites here), such as "[127.0.0.1:8101]".
+SITE_NAME = os.environ.get("SITE_NAME", "Pan online")
+EMAIL_SUBJECT_PREFIX = f"[{SITE_NAME}] "
+ACCOUNT_EMAIL_SUBJECT_PREFIX = EMAIL_SUBJECT_PREFIX
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Pan online <noreply@localhost>")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", f"{SITE_NAME} <noreply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 EMAIL_FILE_PATH = VAR_DIR / "mail"
 if EMAIL_HOST:

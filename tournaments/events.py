@@ -79,6 +79,7 @@ def _send_cancelled_mail(tournament_id: int) -> None:
             subject = render_to_string("tournaments/email_cancelled.txt#subject", context)
             body = render_to_string("tournaments/email_cancelled.txt#body", context)
         try:
-            send_mail(" ".join(subject.split()), body.strip(), None, [user.email])
+            subject = settings.EMAIL_SUBJECT_PREFIX + " ".join(subject.split())
+            send_mail(subject, body.strip(), None, [user.email])
         except Exception:  # one failed address must not keep the others uninformed
             logger.exception("could not tell %s that tournament %s is cancelled", user, tournament)

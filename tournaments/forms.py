@@ -11,6 +11,13 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine import PROFILES
 from games.engine.rules import MAX_ACTIONS_MAX, MAX_ACTIONS_MIN
+from games.forms import (
+    CUSTOM_TIME_FIELDS,
+    TIME_CONTROL_LABEL,
+    clean_time_control,
+    time_control_choices,
+    time_control_of,
+)
 from games.services import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MIN_BASE_SECONDS
 from tournaments.models import Tournament
 from tournaments.seating import MAX_PLAYERS, MIN_PLAYERS
@@ -25,6 +32,8 @@ def profile_choices() -> list[tuple[str, str]]:
 
 
 class TournamentForm(forms.Form):
+    CUSTOM_TIME_FIELDS = CUSTOM_TIME_FIELDS
+
     name = forms.CharField(label=_("Name"), max_length=80)
     description = forms.CharField(
         label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 4})
@@ -51,14 +60,23 @@ class TournamentForm(forms.Form):
         max_value=MAX_ACTIONS_MAX,
         initial=500,
     )
+    # Not required: a form posted without it (an older page) gives the seconds by hand.
+    time_control = forms.ChoiceField(
+        label=TIME_CONTROL_LABEL, choices=time_control_choices, initial="3+2", required=False
+    )
     base_seconds = forms.IntegerField(
         label=_("Seconds per hand"),
         min_value=MIN_BASE_SECONDS,
         max_value=MAX_BASE_SECONDS,
         initial=180,
+        required=False,
     )
     increment_seconds = forms.IntegerField(
-        label=_("Seconds added per action"), min_value=0, max_value=MAX_INCREMENT_SECONDS, initial=2
+        label=_("Seconds added per action"),
+        min_value=0,
+        max_value=MAX_INCREMENT_SECONDS,
+        initial=2,
+        required=False,
     )
     seconds_between_hands = forms.FloatField(
         label=_("Seconds between hands"),
@@ -75,6 +93,7 @@ class TournamentForm(forms.Form):
         low, high = data.get("min_players"), data.get("max_players")
         if low is not None and high is not None and low > high:
             self.add_error("max_players", _("The maximum cannot be below the minimum."))
+        clean_time_control(self, data)
         return data
 
     def to_settings(self) -> TournamentSettings:
@@ -98,4 +117,8 @@ class TournamentForm(forms.Form):
     def initial_of(cls, tournament: Tournament) -> dict[str, Any]:
         """The form filled in with a tournament's settings (the start in local time)."""
         settings = TournamentSettings.of(tournament)
-        return {**asdict(settings), "starts_at": timezone.localtime(settings.starts_at)}
+        return {
+            **asdict(settings),
+            "starts_at": timezone.localtime(settings.starts_at),
+            "time_control": time_control_of(settings.base_seconds, settings.increment_seconds),
+        }

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from games.engine import Reason
 from games.engine.rules import MAX_PLAYERS
-from games.models import Hand, Match, MatchPlayer, Rating, RatingChange, Table
+from games.models import RATING_MU, Hand, Match, MatchPlayer, Rating, RatingChange, Table
 from games.ratings import PROVISIONAL_MATCHES, display_rating, is_provisional
 from games.selectors.labels import (
     CardView,
@@ -112,7 +112,7 @@ class PlayerRecord:
     """What a profile says of a player's games. Matches are those at ordinary tables
     (tournaments are listed on their own); hands count every table, tournaments too."""
 
-    rating: int | None  # the shown rating, None before his first rated match
+    rating: int  # the shown rating; before his first rated match the starting one
     provisional: bool
     matches: int
     wins: int
@@ -200,7 +200,7 @@ def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
         chart = RatingChart(shown + [display_rating(c.mu_after) for c in changes])
     rating = Rating.objects.filter(user=user).first()
     return PlayerRecord(
-        rating=display_rating(rating.mu) if rating else None,
+        rating=display_rating(rating.mu if rating else RATING_MU),
         provisional=is_provisional(rating),
         matches=counts["matches"],
         wins=counts["wins"],

@@ -13,8 +13,10 @@ from typing import Any
 
 from django.core.cache import cache
 from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from games.engine import LETTERS, HandState
+from games.engine.match import PAN
 from games.models import Hand, Match, MatchPlayer, RatingChange, Seat, Table, to_instant
 from games.ratings import rating_label
 from games.selectors.labels import (
@@ -46,6 +48,8 @@ class PlayerView:
     lag_ms: int | None
     place: int | None = None
     rating: str = ""  # a person's shown rating; bots have none
+    # Why a bot plays a person's seat: "left" (he stood up, or was removed) or "banned".
+    bot_for: str = ""
 
 
 def current_match(table: Table) -> Match | None:
@@ -206,6 +210,40 @@ class CommonView:
     ranking: list[tuple[int, str, str, str]]  # place, name, letters, rating change
     rules_lines: list[str]
     time_control: str
+    # Over a finished match: what its end means at this table (a heading and a line).
+    match_over_title: str = ""
+    match_over_note: str = ""
+
+
+def _bot_for(player: MatchPlayer, now: datetime) -> str:
+    """Why a bot plays for a person (``games.services.table_leave`` seats it when he
+    stands up during a match, a ban or a moderator's removal among the ways): "banned"
+    while his ban is in force, else "left"; "" for a seat that is no person's."""
+    if not player.bot_level or player.user is None:
+        return ""
+    return "banned" if player.user.is_banned(now) else "left"
+
+
+def _match_over_words(snapshot: TableSnapshot) -> tuple[str, str]:
+    """What the end of the table's match means. At a casual table the match is over; at
+    a tournament's table (``Table.managed``; games never asks tournaments) whoever
+    completed P-A-N is out of the tournament, and the table goes on (the tournament
+    seats and deals it again) unless the tournament has closed it."""
+    table, match = snapshot.table, snapshot.match
+    if match is None or match.status == Match.Status.PLAYING:
+        return "", ""
+    if not table.managed:
+        return _("The match is over"), ""
+    letters = match.match_state.letters
+    out = " ".join(
+        _("%(name)s is out of the tournament.") % {"name": p.display_name}
+        for p in snapshot.match_players
+        if letters[p.seat] >= PAN
+    )
+    if table.status == Table.Status.CLOSED:
+        over = _("Play at this table is over.")
+        return (out, over) if out else (over, "")
+    return out, _("The tournament goes on: this table is seated and dealt again after the pause.")
 
 
 def _common_view(snapshot: TableSnapshot) -> CommonView:
@@ -240,6 +278,7 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
                     lag_ms=None if p.bot_level else lag_ms,
                     place=p.place,
                     rating=rating_label(p.user) if p.user else "",
+                    bot_for=_bot_for(p, now),
                 )
             )
         pile = [CardView.of(c) for c in view["pile"]]
@@ -256,6 +295,7 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
             for p in placed:
                 delta = rating_delta(snapshot.rating_changes.get(p.user_id))
                 ranking.append((p.place, p.display_name, LETTERS[letters[p.seat]], delta))
+    match_over_title, match_over_note = _match_over_words(snapshot)
     return CommonView(
         players=players,
         pile=pile,
@@ -264,6 +304,8 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
         ranking=ranking,
         rules_lines=rules_summary(table.rules),
         time_control=time_control_label(table.base_seconds, table.increment_seconds),
+        match_over_title=match_over_title,
+        match_over_note=match_over_note,
     )
 
 

@@ -17,6 +17,7 @@ from accounts.models import User
 from accounts.permissions import PERM_INTERVENE, may
 from games.engine import Rules, card_label
 from games.models import ChatMessage, Hand, Match, MatchPlayer, Seat, Table
+from games.ratings import is_rated
 from games.selectors.labels import CardView, card_sort_key, cards_in_words
 from games.selectors.snapshot import PlayerView, TableSnapshot, table_snapshot
 
@@ -79,6 +80,10 @@ class TableView:
     can_rematch: bool
     server_now_ms: int
     hands_count: int
+    # What the table's matches count for: "rated", "casual" or "tournament".
+    rated_as: str = "casual"
+    match_over_title: str = ""  # see snapshot._match_over_words
+    match_over_note: str = ""
     # Who sees this table otherwise than a spectator: its owner, whoever holds a seat,
     # the players of its match (moderators too, but that is a permission).
     insiders: frozenset[int] = frozenset()
@@ -175,7 +180,23 @@ def table_view(
         server_now_ms=int(snapshot.taken_at.timestamp() * 1000),
         hands_count=hand.number if hand else 0,
         insiders=snapshot.insiders,
+        rated_as=_rated_as(snapshot),
+        match_over_title=common.match_over_title,
+        match_over_note=common.match_over_note,
     )
+
+
+def _rated_as(snapshot: TableSnapshot) -> str:
+    """Whether the match being played, else the next one (with the people seated now),
+    is rated (``ratings.is_rated``), casual, or a tournament's."""
+    table = snapshot.table
+    if table.managed:
+        return "tournament"
+    if snapshot.match is not None and snapshot.match.status == Match.Status.PLAYING:
+        people = sum(1 for p in snapshot.match_players if p.user_id is not None)
+    else:
+        people = sum(1 for s in snapshot.seats if s.user_id is not None)
+    return "rated" if is_rated(table=table, people=people) else "casual"
 
 
 def _group_moves(

@@ -22,4 +22,26 @@
   }
   document.addEventListener("htmx:wsOpen", markSocket("open"));
   document.addEventListener("htmx:wsClose", markSocket("closed"));
+
+  // <select data-keep-choice="KEY">: a websocket update re-renders the part of the page
+  // it stands in (the seats, with their bot level), which would reset it to the first
+  // option. The choice last made in any select of that KEY is put back after each swap.
+  var keptChoices = {};
+  document.addEventListener("change", function (evt) {
+    var select = evt.target;
+    if (select.matches && select.matches("select[data-keep-choice]")) {
+      keptChoices[select.dataset.keepChoice] = select.value;
+    }
+  });
+  function restoreChoices() {
+    document.querySelectorAll("select[data-keep-choice]").forEach(function (select) {
+      var kept = keptChoices[select.dataset.keepChoice];
+      if (kept !== undefined && select.value !== kept &&
+          select.querySelector('option[value="' + CSS.escape(kept) + '"]')) {
+        select.value = kept;
+      }
+    });
+  }
+  document.addEventListener("htmx:wsAfterMessage", restoreChoices);
+  document.addEventListener("htmx:load", restoreChoices);
 })();

@@ -152,6 +152,22 @@ def test_a_password_reset_lifts_the_accounts_lock(client, mailoutbox):
     assert response.status_code == 302 and "_auth_user_id" in client.session
 
 
+@pytest.mark.parametrize("host", ["testserver", "127.0.0.1:8101"])
+def test_every_mail_subject_names_the_site_not_the_host(client, mailoutbox, settings, host):
+    """Sign-up, e-mail confirmation and password reset: "[Pan online] ...", whatever host
+    the request came to (allauth would otherwise name the host) (#14)."""
+    settings.ALLOWED_HOSTS = [host.split(":")[0]]
+    client.defaults["HTTP_HOST"] = host
+    signup(client)
+    client.post(reverse("account_reset_password"), {"email": "ola@example.com"})
+    make_user("janek")
+    client.post(reverse("account_reset_password"), {"email": "janek@example.com"})
+    assert len(mailoutbox) == 3
+    for message in mailoutbox:
+        assert message.subject.startswith("[Pan online] "), message.subject
+        assert "127.0.0.1" not in message.subject and "testserver" not in message.subject
+
+
 def test_profile_shows_the_join_date(client):
     user = make_user("ola")
     response = client.get(reverse("profile", kwargs={"username": "ola"}))

@@ -516,3 +516,33 @@ async def test_a_refusal_speaks_the_viewers_language_and_a_garbled_pong_is_ignor
     assert hand.version == 1
     for ws in (polish, player):
         await ws.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("saved", "browser", "expected"),
+    [
+        ("en", "pl", "Too many commands; slow down."),  # his saved language beats the browser
+        ("pl", "en", "Za dużo poleceń; zwolnij."),
+        ("", "en-GB,en;q=0.9", "Too many commands; slow down."),  # none saved: the browser's
+        ("", "pl-PL,pl;q=0.9", "Za dużo poleceń; zwolnij."),
+    ],
+)
+async def test_too_many_commands_is_said_in_the_viewers_language(saved, browser, expected):
+    """Not in the site's default language (Polish) to an English reader (#14)."""
+    from channels.testing import WebsocketCommunicator
+
+    from pan_site.asgi import application
+    from tests.games.ws import ORIGIN, session_cookie
+
+    user = await database_sync_to_async(make_user)(language=saved)
+    table = await database_sync_to_async(make_table)(user, players=1)
+    headers = [ORIGIN, (b"cookie", await session_cookie(user))]
+    headers.append((b"accept-language", browser.encode()))
+    ws = WebsocketCommunicator(application, f"/ws/tables/{table.pk}/", headers=headers)
+    assert (await ws.connect(timeout=10))[0]
+    await frames_until(ws, 'id="seats"')
+    for _ in range(COMMAND_BURST + 1):
+        await ws.send_json_to({"action": "pong", "t": "1.0"})
+    notice = (await frames_until(ws, 'id="notice"'))[-1]
+    assert expected in notice
+    await ws.disconnect()

@@ -14,6 +14,7 @@ from games.engine import move_to_json
 from games.models import RATING_MU, Rating, RatingChange, Table
 from moderation import services as moderation
 from tests.factories import (
+    client_for,
     make_moderator,
     make_table,
     make_user,
@@ -113,6 +114,32 @@ def test_a_table_created_casual_shows_it_and_changes_no_rating(client):
     assert not Rating.objects.exists()
 
 
+def rated_shown(table: Table) -> str:
+    page = client_for().get(table.get_absolute_url()).content.decode()
+    return re.search(r'data-testid="rated">([^<]*)<', page).group(1)
+
+
+def test_the_table_says_rated_only_when_its_match_will_be_rated():
+    """The header follows ``ratings.is_rated``: a bot-only table and a tournament's table
+    are not rated, a rated table with two people is (#14)."""
+    owner = make_user()
+    table = make_table(owner, players=1, seats=3)
+    assert table.rated and rated_shown(table) == "casual"  # nobody to be rated against
+    services.table_add_bot(table_id=table.pk, by=owner, position=1, level="random")
+    assert rated_shown(table) == "casual"
+    match = play_to_pan_on_time(table)
+    assert rated_shown(table) == "casual" and not RatingChange.objects.filter(match=match).exists()
+    services.table_sit(table_id=table.pk, user=make_user(), position=2)
+    assert rated_shown(table) == "rated"
+    match = play_to_pan_on_time(table)
+    assert RatingChange.objects.filter(match=match).count() == 2
+
+    people = [make_user() for _ in range(3)]
+    tournament = started(make_tournament(users=people, bots_allowed=False))
+    tournament_table = Table.objects.get(pk=hands_in_play(tournament)[0].match.table_id)
+    assert tournament_table.rated and rated_shown(tournament_table) == "tournament"
+
+
 def test_tournament_matches_do_not_change_ratings():
     people = [make_user() for _ in range(3)]
     tournament = started(make_tournament(users=people, bots_allowed=False), letters=2)
@@ -188,6 +215,19 @@ def test_the_profile_shows_a_provisional_rating(client):
     page = client.get(user.get_absolute_url()).content.decode()
     shown = ratings.display_rating(mu_of(user))
     assert f'data-stat="rating">{shown}?<' in page
+
+
+def test_a_new_profile_shows_the_starting_rating_as_provisional(client):
+    """Before any rated match (none at all, or casual ones only): 1500, provisional (#14)."""
+    newcomer = make_user()
+    page = client.get(newcomer.get_absolute_url()).content.decode()
+    assert f'data-stat="rating">{ratings.DISPLAY_BASE}?<' in page
+    assert "(provisional)" in page and "No games played yet." in page
+
+    table = make_table(players=2, rated=False)
+    play_to_pan_on_time(table)
+    page = client.get(seated_users(table)[0].get_absolute_url()).content.decode()
+    assert f'data-stat="rating">{ratings.DISPLAY_BASE}?<' in page and "(provisional)" in page
 
 
 def test_the_leaderboard_lists_established_players_by_rating(client):

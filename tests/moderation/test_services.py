@@ -111,6 +111,20 @@ def test_a_ban_during_a_match_hands_the_seat_to_a_bot(mod):
     assert player.bot_level == BotLevel.GREEDY
 
 
+def test_the_table_says_why_a_bot_plays_a_persons_seat(mod):
+    """ "bot · banned" or "bot · left", not a bare "bot" (#14)."""
+    table = make_table(players=3)
+    start_match(table)
+    _, leaver, banned = seated_users(table)
+    services.table_leave(table_id=table.pk, user=leaver)
+    moderation.user_ban(by=mod, user_id=banned.pk, reason="cheating")
+    page = client_for().get(table.get_absolute_url()).content.decode()
+    assert f"A bot plays for {banned.username}, who is banned." in page
+    assert f"A bot plays for {leaver.username}, who left the table." in page
+    assert page.count('data-testid="bot-for"') == 2
+    assert ">bot · banned<" in page and ">bot · left<" in page
+
+
 def test_a_ban_without_an_end_is_for_good(mod):
     player = make_user()
     moderation.user_ban(by=mod, user_id=player.pk, reason="spam bot")

@@ -133,6 +133,7 @@ def test_with_too_few_registered_the_start_cancels_and_tells_them(
     assert not Table.objects.exists()
     assert [m.to for m in mail.outbox] == [["ola@example.com"]]
     assert tournament.name in mail.outbox[0].subject
+    assert mail.outbox[0].subject.startswith("[Pan online] ")
 
 
 def test_the_start_waits_for_its_time_and_happens_once():

@@ -228,3 +228,51 @@ def test_the_profile_lists_tournaments_and_places():
     assert "Tournaments and places" in page
     assert "Summer cup" in page and "place 2 of 3" in page
     assert tournament.get_absolute_url() in page
+
+
+def test_a_tournament_table_says_who_is_out_and_that_the_tournament_goes_on():
+    """Not "The match is over" (#14): that is said at a casual table only."""
+    from tests.factories import make_table, play_to_pan_on_time
+    from tests.tournaments.helpers import advance, entry_to_move, hands_in_play, time_out
+
+    people = [make_user(f"cup_out{i}") for i in range(3)]
+    tournament = started(make_tournament(users=people, bots_allowed=False), letters=2)
+    hand = hands_in_play(tournament)[0]
+    table_url = hand.match.table.get_absolute_url()
+    loser = entry_to_move(hand)
+    time_out(hand)
+    page = client_for().get(table_url).content.decode()
+    assert f"{loser.display_name} is out of the tournament." in page
+    assert "The tournament goes on: this table is seated and dealt again" in page
+    assert "The match is over" not in page
+
+    advance(tournament)  # the two left play on at the same table
+    hand = hands_in_play(tournament)[0]
+    last_loser = entry_to_move(hand)
+    time_out(hand)
+    advance(tournament)  # the tournament is over: its table closes
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
+    page = client_for().get(table_url).content.decode()
+    assert f"{last_loser.display_name} is out of the tournament." in page
+    assert "Play at this table is over." in page and "goes on" not in page
+
+    casual = make_table(players=2)
+    play_to_pan_on_time(casual)
+    page = client_for().get(casual.get_absolute_url()).content.decode()
+    assert "The match is over" in page and "out of the tournament" not in page
+
+
+def test_a_tournament_started_early_shows_when_it_started_not_its_schedule():
+    from django.utils import timezone
+    from django.utils.dateformat import format as date_format
+
+    tournament = make_tournament(bots=3, starts_in=3 * 3600)
+    scheduled = date_format(timezone.localtime(tournament.starts_at), "c")
+    page = client_for().get(tournament.get_absolute_url()).content.decode()
+    assert f'datetime="{scheduled}" data-testid="start-time"' in page
+
+    tournament = started(tournament)  # the staff's "Start now"
+    page = client_for().get(tournament.get_absolute_url()).content.decode()
+    real = date_format(timezone.localtime(tournament.started_at), "c")
+    assert f'datetime="{real}" data-testid="start-time"' in page
+    assert scheduled not in page and "Started at" in page
