@@ -92,7 +92,8 @@ class SeekConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer):
             else:
                 raise Refused(self._say(lambda: _("Unknown command.")))
         except Refused as refused:
-            await self._send({"type": "refused", "message": refused.message})
+            waiting = self.seeking is not None
+            await self._send({"type": "refused", "message": refused.message, "waiting": waiting})
 
     async def _seek(self, frame: dict[str, Any]) -> None:
         time_control, size, wait = _seek_fields(frame)
