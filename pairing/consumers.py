@@ -14,6 +14,7 @@ Out: ``{"type": "waiting", "count": n, "text": ..., "bots_after": s}``,
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -36,7 +37,7 @@ from games.consumers import (
 from games.consumers_moderation import CLOSE_BANNED, UserSocketMixin, user_is_banned
 from games.models import Table
 from pairing import events, matching, services
-from pairing.models import SIZES
+from pairing.models import SEEN_EVERY, SIZES
 
 T = TypeVar("T")
 SEEKS_PER_MINUTE = 10  # seek commands one socket may send in a minute
@@ -47,6 +48,7 @@ class SeekConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer):
 
     seeking: tuple[str, int | None] | None = None  # (time control, size) while waiting
     waiting_group_name: str | None = None
+    heartbeat: asyncio.Task | None = None
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -61,8 +63,11 @@ class SeekConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer):
         await self.channel_layer.group_add(events.seeker_group(self.user.pk), self.channel_name)
         await self.join_user_group()
         await self.accept()
+        self.heartbeat = asyncio.create_task(self._say_alive())
 
     async def disconnect(self, code: int) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
         self.give_back_socket()
         await self.leave_user_group()
         if self.user is not None and self.user.is_authenticated:
@@ -133,6 +138,15 @@ class SeekConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer):
         await in_pool(self._in_language(services.seek_fill_with_bots))(
             user=self.user, level=level if isinstance(level, str) else "", now=timezone.now()
         )  # the seated event takes the page to the table
+
+    async def _say_alive(self) -> None:
+        """While the socket waits, its seek is marked alive (a silent one is dropped)."""
+        while True:
+            await asyncio.sleep(SEEN_EVERY)
+            if self.seeking is not None:
+                await in_pool(services.seek_seen)(
+                    user=self.user, channel_name=self.channel_name, now=timezone.now()
+                )
 
     async def _stop_waiting(self) -> None:
         self.seeking = None

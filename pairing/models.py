@@ -12,6 +12,7 @@ from games.services import TIME_PRESETS
 SIZES = (2, 3, 4)  # a seek's size; None (no value) is "any size"
 WAITS = (10, 30, 60, 120)  # seconds before the seeker may fill the seats with bots
 DEFAULT_WAIT = 30
+SEEN_EVERY = 20  # seconds between a seek socket's signs of life
 
 
 class Seek(models.Model):
@@ -30,6 +31,8 @@ class Seek(models.Model):
     bots_after = models.PositiveSmallIntegerField(default=DEFAULT_WAIT)
     channel_name = models.CharField(max_length=200)
     created_at = models.DateTimeField()
+    # Its socket says it still lives (a daphne that dies closes no socket cleanly).
+    seen_at = models.DateTimeField()
 
     class Meta:
         verbose_name = _("seek")

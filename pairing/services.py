@@ -21,11 +21,13 @@ from games.engine import PROFILES
 from games.models import RATING_MU, BotLevel, Rating, Seat, Table
 from games.services import TIME_PRESETS
 from pairing import events, matching
-from pairing.models import SIZES, WAITS, Seek
+from pairing.models import SEEN_EVERY, SIZES, WAITS, Seek
 
 PAIRING_LOCK = 0x70A1_2026  # the advisory lock's key: any number the site uses for nothing else
 RULES_PROFILE = "kurnik"  # the rules of every table the pairing creates
 BOT_TABLE_SIZE = 4  # a seeker of "any size" who fills with bots gets a full table
+# A seek whose socket has given no sign of life for this long is gone (its daphne died).
+STALE_AFTER = timedelta(seconds=3 * SEEN_EVERY)
 
 
 def seek_create(
@@ -59,6 +61,7 @@ def seek_create(
                 bots_after=bots_after,
                 channel_name=channel_name,
                 created_at=now,
+                seen_at=now,
             )
             _waiting_changed(time_control)
     except IntegrityError:
@@ -81,20 +84,29 @@ def seek_cancel(*, user: User, channel_name: str | None = None) -> bool:
     return True
 
 
+def seek_seen(*, user: User, channel_name: str, now: datetime) -> bool:
+    """The socket of ``user``'s seek still lives (False: it has no seek)."""
+    return bool(Seek.objects.filter(user=user, channel_name=channel_name).update(seen_at=now))
+
+
 def pairing_match(*, now: datetime) -> list[int]:
     """Seat every group of compatible seeks that can fill a table (``matching.groups``):
     create the table, seat them, start the match, delete their seeks, and send each
-    player there. Returns the new tables' ids. Takes the pairing lock."""
+    player there. Seeks whose socket went silent (``STALE_AFTER``) are deleted first.
+    Returns the new tables' ids. Takes the pairing lock."""
     tables = []
     with transaction.atomic():
         _take_pairing_lock()
+        stale = Seek.objects.filter(seen_at__lt=now - STALE_AFTER)
+        stale_time_controls = set(stale.values_list("time_control", flat=True))
+        stale.delete()
         seeks = list(Seek.objects.select_for_update().select_related("user").order_by("pk"))
         for size, group in matching.groups(seeks):
             try:
                 tables.append(_seat(group, size=size, bot_level="", now=now).pk)
             except Refused:
                 continue  # none of them may create a table now: they keep waiting
-        for time_control in {s.time_control for s in seeks}:
+        for time_control in {s.time_control for s in seeks} | stale_time_controls:
             _waiting_changed(time_control)
     return tables
 

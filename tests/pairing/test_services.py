@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from datetime import timedelta
+from functools import partial
 
 import pytest
 from django.db import close_old_connections
@@ -81,6 +82,24 @@ def test_a_closed_socket_ends_only_its_own_seek():
     assert not services.seek_cancel(user=ola, channel_name="another window")
     assert services.seek_cancel(user=ola, channel_name=f"chan-{ola.pk}")
     assert not Seek.objects.exists()
+
+
+def test_a_seek_whose_socket_went_silent_is_dropped_not_seated():
+    ola, janek, ewa = make_user(), make_user(), make_user()
+    start = timezone.now()
+    seek(ola, now=start)
+    seek(janek, now=start, time_control="1+0")
+    later = start + services.STALE_AFTER + timedelta(seconds=1)
+    assert services.seek_seen(user=ola, channel_name=f"chan-{ola.pk}", now=later)
+    Seek.objects.filter(user=janek).update(time_control="3+2")  # his socket fell silent
+    seek(ewa, now=later)
+    [table_id] = services.pairing_match(now=later)
+    assert set(Seat.objects.filter(table_id=table_id).values_list("user", flat=True)) == {
+        ola.pk,
+        ewa.pk,
+    }
+    assert not Seek.objects.exists()
+    assert not services.seek_seen(user=ola, channel_name=f"chan-{ola.pk}", now=later)
 
 
 def test_bots_fill_the_seats_only_after_the_chosen_wait():
@@ -181,14 +200,13 @@ def test_many_seekers_matching_at_once_are_each_seated_at_exactly_one_table():
 def test_a_seek_matched_and_filled_with_bots_at_the_same_moment_is_seated_once():
     for _ in range(5):
         ola, janek = make_user(), make_user()
-        start = timezone.now() - timedelta(minutes=1)
+        start = timezone.now()
         seek(ola, now=start)
         seek(janek, now=start)
+        later = start + timedelta(seconds=30)
         errors = run_together(
-            lambda: services.pairing_match(now=timezone.now()),
-            lambda ola=ola: services.seek_fill_with_bots(
-                user=ola, level="random", now=timezone.now()
-            ),
+            partial(services.pairing_match, now=later),
+            partial(services.seek_fill_with_bots, user=ola, level="random", now=later),
         )
         assert all(isinstance(e, Refused) for e in errors), errors
         assert Seat.objects.filter(user=ola).count() == 1
