@@ -4,10 +4,12 @@ socket, waiting players hear how many wait, and matched players are sent to the 
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.db.models import F
 
 from games.models import Seat
 from pairing.models import Seek
@@ -86,3 +88,27 @@ async def test_bad_frames_are_refused_and_visitors_cannot_seek():
     visitor = WebsocketCommunicator(application, "/ws/seek/", headers=[ORIGIN])
     connected, _ = await visitor.connect(timeout=10)
     assert not connected
+
+
+async def test_after_the_wait_the_seeker_fills_the_seats_with_bots_and_is_sent_there():
+    ola = await database_sync_to_async(make_user)("ola_bots")
+    ws = await connect("/ws/seek/", ola)
+    await send(ws, action="seek", time_control="2+1", size="3", wait=10)
+    await next_frame(ws, "waiting")
+    await send(ws, action="bots", level="random")
+    refused = await next_frame(ws, "refused")
+    assert refused["waiting"] and "after waiting 10 seconds" in refused["message"]
+    # Ten seconds pass (the seek is made older rather than the test sleeping).
+    await database_sync_to_async(
+        lambda: Seek.objects.filter(user=ola).update(
+            created_at=F("created_at") - timedelta(seconds=10)
+        )
+    )()
+    await send(ws, action="bots", level="random")
+    url = (await next_frame(ws, "seated"))["url"]
+    seats = await database_sync_to_async(
+        lambda: list(Seat.objects.order_by("position").values_list("user__username", "bot_level"))
+    )()
+    assert seats == [("ola_bots", ""), (None, "random"), (None, "random")]
+    assert url.startswith("/tables/")
+    await ws.disconnect()
