@@ -9,8 +9,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from games.models import Seat, Table
+from pairing.models import Seek
 from tests.e2e.pages import log_in, new_page
-from tests.factories import make_user
+from tests.factories import make_table, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -48,3 +49,23 @@ def test_two_players_pressing_play_now_with_the_same_settings_land_at_one_table(
     expect(janek.locator("#my-hand [data-card]").first).to_be_visible()
     for context in (ola_ctx, janek_ctx):
         context.close()
+
+
+def test_cancel_ends_the_seek_and_a_refusal_is_shown_by_the_panel(site, browser: Browser):
+    ola = make_user("ola")
+    context, page = new_page(browser)
+    log_in(page, site.url, "ola")
+    press_play_now(page, time_control="1+0", size="any")
+    expect(page.get_by_test_id("play-now-count")).to_have_text("1 player waits for this table.")
+    page.get_by_test_id("play-now-cancel").click()
+    expect(page.get_by_test_id("play-now-button")).to_be_visible()
+    expect(page.get_by_test_id("play-now-status")).to_be_hidden()
+    assert not Seek.objects.exists()
+
+    make_table(owner=ola, players=1)  # seated at an open table of his own
+    page.get_by_test_id("play-now-button").click()
+    expect(page.get_by_test_id("play-now-message")).to_have_text(
+        "You have a seat at another table; leave it first."
+    )
+    expect(page.get_by_test_id("play-now-button")).to_be_visible()
+    context.close()
