@@ -36,6 +36,7 @@ from games.consumers import (
 )
 from games.consumers_moderation import CLOSE_BANNED, UserSocketMixin, user_is_banned
 from games.models import Table
+from games.services import TIME_PRESETS
 from pairing import events, matching, services
 from pairing.models import SEEN_EVERY, SIZES
 
@@ -109,10 +110,12 @@ class SeekConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer):
         self.seek_times.append(now)
         if self.seeking is not None:
             raise Refused(self._say(lambda: _("You are already waiting for a game.")))
-        # Hear the counts before the seek exists, so that none of them is missed.
+        # Hear the counts before the seek exists, so that none of them is missed (a group
+        # name is made only of a known time control; the service refuses another).
         self.seeking = (time_control, size)
-        self.waiting_group_name = events.waiting_group(time_control)
-        await self.channel_layer.group_add(self.waiting_group_name, self.channel_name)
+        if time_control in TIME_PRESETS:
+            self.waiting_group_name = events.waiting_group(time_control)
+            await self.channel_layer.group_add(self.waiting_group_name, self.channel_name)
         try:
             await in_pool(self._in_language(services.seek_create))(
                 user=self.user,

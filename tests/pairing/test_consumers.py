@@ -79,6 +79,8 @@ async def test_bad_frames_are_refused_and_visitors_cannot_seek():
     assert (await next_frame(ws, "refused"))["message"] == "Unknown command."
     await send(ws, action="seek", time_control="9+9", size="2", wait=30)
     assert (await next_frame(ws, "refused"))["message"] == "Unknown time control."
+    await send(ws, action="seek", time_control="zły ruch!", size="2", wait=30)
+    assert (await next_frame(ws, "refused"))["message"] == "Unknown time control."
     await send(ws, action="seek", time_control="3+2", size="7", wait=30)
     await next_frame(ws, "refused")
     await send(ws, action="bots", level="greedy")
