@@ -46,9 +46,7 @@ def seek_create(
         raise Refused(_("A table has 2 to 4 seats."))
     if bots_after not in WAITS:
         raise Refused(_("Unknown waiting time."))
-    if Seat.objects.filter(
-        user=user, table__status__in=[Table.Status.OPEN, Table.Status.PLAYING]
-    ).exists():
+    if _seated_elsewhere([user.pk]):
         raise Refused(_("You have a seat at another table; leave it first."))
     rating = Rating.objects.filter(user=user).values_list("mu", flat=True).first()
     try:
@@ -101,7 +99,8 @@ def pairing_match(*, now: datetime) -> list[int]:
         stale_time_controls = set(stale.values_list("time_control", flat=True))
         stale.delete()
         seeks = list(Seek.objects.select_for_update().select_related("user").order_by("pk"))
-        for size, group in matching.groups(seeks):
+        busy = _seated_elsewhere([s.user_id for s in seeks])
+        for size, group in matching.groups([s for s in seeks if s.user_id not in busy]):
             try:
                 tables.append(_seat(group, size=size, bot_level="", now=now).pk)
             except Refused:
@@ -122,6 +121,8 @@ def seek_fill_with_bots(*, user: User, level: str, now: datetime) -> int:
         seek = Seek.objects.select_for_update().select_related("user").filter(user=user).first()
         if seek is None:
             raise Refused(_("You are not waiting for a game."))
+        if _seated_elsewhere([user.pk]):
+            raise Refused(_("You have a seat at another table; leave it first."))
         if now < seek.created_at + timedelta(seconds=seek.bots_after):
             raise Refused(
                 _("You may fill the seats with bots after waiting %(n)d seconds.")
@@ -165,6 +166,15 @@ def _seat(group: list[Seek], *, size: int, bot_level: str, now: datetime) -> Tab
     for seek in group:
         events.seated_on_commit(seek.user_id, table.pk)
     return table
+
+
+def _seated_elsewhere(user_ids: list[int]) -> set[int]:
+    """Those of ``user_ids`` who hold a seat at a table that is open or playing (one who
+    sat down somewhere after seeking waits on until he leaves it)."""
+    seats = Seat.objects.filter(
+        user__in=user_ids, table__status__in=[Table.Status.OPEN, Table.Status.PLAYING]
+    )
+    return set(seats.values_list("user_id", flat=True))
 
 
 def _take_pairing_lock() -> None:

@@ -76,6 +76,17 @@ def test_a_seek_is_refused_with_a_bad_field_twice_or_while_seated_elsewhere():
         seek(busy)
 
 
+def test_a_seeker_who_sat_down_at_another_table_meanwhile_is_not_seated_again():
+    ola, janek = make_user(), make_user()
+    seek(ola)
+    make_table(owner=ola, players=1)
+    seek(janek)
+    assert services.pairing_match(now=timezone.now()) == []
+    assert Seek.objects.count() == 2
+    with pytest.raises(Refused, match="seat at another table"):
+        services.seek_fill_with_bots(user=ola, level="random", now=timezone.now() + timedelta(1))
+
+
 def test_a_closed_socket_ends_only_its_own_seek():
     ola = make_user()
     seek(ola)
