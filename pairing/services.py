@@ -102,7 +102,8 @@ def pairing_match(*, now: datetime) -> list[int]:
         busy = _seated_elsewhere([s.user_id for s in seeks])
         for size, group in matching.groups([s for s in seeks if s.user_id not in busy]):
             try:
-                tables.append(_seat(group, size=size, bot_level="", now=now).pk)
+                with transaction.atomic():  # a refused group leaves no half-made table
+                    tables.append(_seat(group, size=size, bot_level="", now=now).pk)
             except Refused:
                 continue  # none of them may create a table now: they keep waiting
         for time_control in {s.time_control for s in seeks} | stale_time_controls:

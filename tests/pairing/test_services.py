@@ -154,6 +154,18 @@ def test_a_player_at_his_table_limit_is_seated_at_a_table_another_seeker_creates
     assert {s.user for s in table.seats.all()} == {ola, janek}
 
 
+def test_a_group_refused_half_way_leaves_no_table_and_keeps_waiting(monkeypatch):
+    def refuse(**kwargs):
+        raise Refused("no")
+
+    seek(make_user())
+    seek(make_user())
+    monkeypatch.setattr(services.games, "match_start", refuse)
+    assert services.pairing_match(now=timezone.now()) == []
+    assert not Table.objects.exists()
+    assert Seek.objects.count() == 2
+
+
 def run_together(*jobs) -> list[BaseException]:
     """Run every job in a thread of its own (its own database connection), all released
     at once; the exceptions they raised."""
