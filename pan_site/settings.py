@@ -101,6 +101,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "tournaments",
+    "pairing",
     "moderation",
 ]
 

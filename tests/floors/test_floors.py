@@ -14,6 +14,7 @@ RANK = {
     "accounts": 1,
     "games": 2,
     "tournaments": 3,
+    "pairing": 3,
     "moderation": 4,
     "pan_site": 5,
 }

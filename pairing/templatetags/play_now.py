@@ -1,0 +1,24 @@
+"""``{% play_now %}``: the lobby's "Play now" panel (the lobby is games' page; the panel
+is the pairing's, so games needs no import of it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from games.models import BotLevel
+from games.services import TIME_PRESETS
+from pairing.models import DEFAULT_WAIT, WAITS
+
+register = template.Library()
+
+
+@register.inclusion_tag("pairing/_play_now.html")
+def play_now() -> dict[str, Any]:
+    return {
+        "time_presets": list(TIME_PRESETS),
+        "waits": WAITS,
+        "default_wait": DEFAULT_WAIT,
+        "bot_levels": BotLevel.choices,
+    }
