@@ -41,9 +41,13 @@ def new_invite_token() -> str:
 
 
 class BotLevel(models.TextChoices):
+    """The bots' levels; the strong one names the playouts it searches per decision
+    (``games.bots.DEFAULT_PLAYOUTS``, a test keeps them equal; ``make bench-engine``
+    measures each level's strength at that budget)."""
+
     RANDOM = "random", _("Bot: random")
     GREEDY = "greedy", _("Bot: greedy")
-    ISMCTS = "ismcts", _("Bot: strong (ISMCTS)")
+    ISMCTS = "ismcts", _("Bot: strong (ISMCTS, 500 playouts)")
 
 
 class Table(models.Model):
