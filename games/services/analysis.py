@@ -10,6 +10,7 @@ any transaction; it writes its progress after each decision and its result at th
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -115,7 +116,7 @@ def analysis_run(*, analysis_id: int, now: datetime | None = None) -> bool:
     )
 
 
-def _analyse(analysis: HandAnalysis, progress: Any) -> dict[str, Any]:
+def _analyse(analysis: HandAnalysis, progress: Callable[[int, int], None]) -> dict[str, Any]:
     hand = analysis.hand
     players = hand.match.players.count()
     start = deal(hand.match.table.rules, players, hand.dealer, hand.seed)
