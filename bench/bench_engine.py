@@ -9,25 +9,31 @@ at least ``--seconds`` each; the median is printed as::
     engine actions/s: N
 
 Bots (``games.bots.choose_move``, always through the view of the seat to
-move, as the site calls it), after that line:
+move, as the site calls it), after that line, one row per level and budget the
+bench offers -- random, greedy, ismcts at ``--playouts`` (a cheap budget, for
+comparison) and ismcts at :data:`~games.bots.DEFAULT_PLAYOUTS`, the budget the
+site's strong bot plays with and names::
 
-- ``bot <level> decisions/s: N`` for every level, timed on positions from
-  real hands where the seat to move has a real choice (two moves at least
-  that differ in effect); for ismcts at its default budget also
-  ``bot ismcts ms/decision (default budget): N``;
-- ``strength <level> vs 3 greedy: letters share X % over N hands (losers: L)``:
-  the level takes one seat of four, greedy bots the others, default rules;
-  the seat and the dealer rotate; X is the level's letters out of the L
-  letters given (a hand cut off at ``max_actions`` or tied gives none), fair
-  share 25 %;
-- ``all-ismcts hands ending before max_actions: X % over N hands``.
+    bot <level> [at N playouts]: letters share X % vs 3 greedy over H hands (losers: L);
+        M ms/decision
 
-The strength hands are spread over ``--processes`` worker processes and the
-ismcts seats search with ``--playouts`` per decision (printed), fewer than the
-default, so that the whole bench stays within about a quarter of an hour on
-two cores. Every hand and every decision is seeded, so the figures are the
-same on every run and machine; only the timings vary. ``--quick`` runs a
-short version. Nothing is asserted: figures only.
+The level takes one seat of four, greedy bots the others, default rules; the
+seat and the dealer rotate; X is the level's letters out of the L letters
+given (a hand cut off at ``max_actions`` or tied gives none), fair share 25 %.
+M is timed on positions from real hands where the seat to move has a real
+choice (two moves at least that differ in effect). An ismcts row plays fewer
+hands the larger its budget (``--hands`` x 50 / budget, at least 100), so that
+the whole bench stays within about half an hour on two cores. Then:
+
+- ``all-ismcts hands ending before max_actions: X % over N hands`` (at ``--playouts``);
+- ``analysis of a hand: ...``: seconds of one core to analyse the loser's
+  decisions in a greedy hand of four (``games.bots.analysis``, its budget), as
+  the replay page's "where did I lose it" does.
+
+The strength hands are spread over ``--processes`` worker processes. Every hand
+and every decision is seeded, so the figures are the same on every run and
+machine; only the timings vary. ``--quick`` runs a short version. Nothing is
+asserted: figures only.
 
 More rows: write a ``chooser`` (state, rng) -> move and pass it to
 :func:`measure` with its own label in :func:`main`.
@@ -45,8 +51,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.bots import DEFAULT_PLAYOUTS, LEVELS, choose_move
+from games.bots.analysis import ANALYSIS_PLAYOUTS, analyse_hand
 from games.bots.features import distinct_moves
-from games.engine import HandState, Move, Rules, deal, move_from_json
+from games.engine import HandState, Move, Rules, deal, move_from_json, move_to_json
 
 Chooser = Callable[[HandState, random.Random], Move]
 
@@ -129,15 +136,16 @@ def decision_views(count: int, *, seed: str = "decisions") -> list[dict[str, Any
 
 
 def decision_rate(
-    level: str, views: list[dict[str, Any]], *, min_seconds: float
+    level: str, views: list[dict[str, Any]], *, min_seconds: float, playouts: int | None = None
 ) -> tuple[float, float]:
-    """(decisions per second, ms per decision) of ``level`` at its default budget."""
+    """(decisions per second, ms per decision) of ``level`` at ``playouts`` (None: its
+    default budget)."""
     clock = time.perf_counter
     done = 0
     start = clock()
     while True:
         for k, view in enumerate(views):
-            choose_move(level, view, seed=f"rate:{k}")
+            choose_move(level, view, seed=f"rate:{k}", playouts=playouts)
         done += len(views)
         elapsed = clock() - start
         if elapsed >= min_seconds:
@@ -186,17 +194,37 @@ def play_hands(
         return list(pool.imap(play_strength_hand, tasks, chunksize=2))
 
 
-def strength_row(level: str, hands: int, *, playouts: int, processes: int) -> str:
-    """The ``strength <level> vs 3 greedy`` row."""
+def letters_share(level: str, hands: int, *, playouts: int, processes: int) -> str:
+    """``letters share X % vs 3 greedy over H hands (losers: L)`` of ``level``."""
     results = play_hands(
         (level, "greedy", "greedy", "greedy"), hands, playouts=playouts, processes=processes
     )
     losers = [r for r in results if r.loser is not None]
     taken = sum(1 for r in losers if r.loser == r.hero)
     share = 100 * taken / len(losers) if losers else 0.0
+    return f"letters share {share:.1f} % vs 3 greedy over {hands} hands (losers: {len(losers)})"
+
+
+def analysis_row(hands: int) -> str:
+    """The ``analysis of a hand`` row: the loser's decisions in greedy hands of four."""
+    seconds, decisions = [], []
+    for number in range(hands):
+        start = deal(Rules(), PLAYERS, number % PLAYERS, f"analysis:{number}")
+        state, moves = start, []
+        while state.outcome is None:
+            move = bot_move("greedy", state, f"analysis:{number}:{state.action_count}")
+            moves.append(move_to_json(move))
+            state = state.apply(move)
+        seat = state.outcome.loser if state.outcome.loser is not None else 0
+        began = time.process_time()
+        analysis = analyse_hand(start, moves, seat, seed=f"analysis:{number}")
+        seconds.append(time.process_time() - began)
+        decisions.append(len(analysis.decisions))
     return (
-        f"strength {level} vs 3 greedy: letters share {share:.1f} % over {hands} hands"
-        f" (losers: {len(losers)})"
+        f"analysis of a hand ({ANALYSIS_PLAYOUTS} deals per decision): mean"
+        f" {statistics.mean(seconds):.1f} s, max {max(seconds):.1f} s of one core over"
+        f" {hands} greedy hands of four (the loser's decisions: {statistics.mean(decisions):.0f}"
+        f" on average, at most {max(decisions)})"
     )
 
 
@@ -230,7 +258,7 @@ def main(argv: list[str] | None = None) -> None:
         "--playouts",
         type=int,
         default=STRENGTH_PLAYOUTS,
-        help=f"ismcts playouts per decision in the strength hands (default {STRENGTH_PLAYOUTS})",
+        help=f"the cheap ismcts budget beside the site's (default {STRENGTH_PLAYOUTS})",
     )
     parser.add_argument("--no-bots", action="store_true", help="only the engine row")
     args = parser.parse_args(argv)
@@ -241,25 +269,24 @@ def main(argv: list[str] | None = None) -> None:
     hands = args.hands or (200 if args.quick else 2000)
     table_hands = args.table_hands or (12 if args.quick else 200)
     views = decision_views(30 if args.quick else 120)
-    for level in LEVELS:
-        if level == "ismcts":
+    rows: list[tuple[str, int | None]] = [(level, None) for level in LEVELS if level != "ismcts"]
+    rows += [("ismcts", args.playouts), ("ismcts", DEFAULT_PLAYOUTS)]
+    for level, playouts in rows:
+        label = level
+        if playouts is not None:
+            label += f" at {playouts} playouts"
+            label += " (the site's budget)" if playouts == DEFAULT_PLAYOUTS else ""
             sample = views[: 10 if args.quick else 40]
-            per_second, ms = decision_rate(level, sample, min_seconds=0)
-            print(f"bot {level} decisions/s: {per_second:.1f}", flush=True)
-            print(f"bot {level} ms/decision (default budget): {ms:.0f}", flush=True)
+            _, ms = decision_rate(level, sample, min_seconds=0, playouts=playouts)
+            level_hands = max(20 if args.quick else 100, hands * STRENGTH_PLAYOUTS // playouts)
+            level_hands = min(hands, level_hands)
         else:
-            per_second, _ = decision_rate(level, views, min_seconds=1.0)
-            print(f"bot {level} decisions/s: {per_second:,.0f}".replace(",", ""), flush=True)
-    print(
-        f"strength runs: ismcts at {args.playouts} playouts/decision"
-        f" (default budget {DEFAULT_PLAYOUTS}), {args.processes} processes",
-        flush=True,
-    )
-    for level in LEVELS:
-        print(
-            strength_row(level, hands, playouts=args.playouts, processes=args.processes), flush=True
-        )
-    print(all_ismcts_row(table_hands, playouts=args.playouts, processes=args.processes))
+            _, ms = decision_rate(level, views, min_seconds=1.0)
+            level_hands = hands
+        share = letters_share(level, level_hands, playouts=playouts or 1, processes=args.processes)
+        print(f"bot {label}: {share}; {ms:.2f} ms/decision", flush=True)
+    print(all_ismcts_row(table_hands, playouts=args.playouts, processes=args.processes), flush=True)
+    print(analysis_row(4 if args.quick else 20))
 
 
 if __name__ == "__main__":

@@ -41,9 +41,13 @@ def new_invite_token() -> str:
 
 
 class BotLevel(models.TextChoices):
+    """The bots' levels; the strong one names the playouts it searches per decision
+    (``games.bots.DEFAULT_PLAYOUTS``, a test keeps them equal; ``make bench-engine``
+    measures each level's strength at that budget)."""
+
     RANDOM = "random", _("Bot: random")
     GREEDY = "greedy", _("Bot: greedy")
-    ISMCTS = "ismcts", _("Bot: strong (ISMCTS)")
+    ISMCTS = "ismcts", _("Bot: strong (ISMCTS, 500 playouts)")
 
 
 class Table(models.Model):
@@ -408,3 +412,51 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.match_id}: {self.mu_before:.2f} → {self.mu_after:.2f}"
+
+
+# --- hand analysis -------------------------------------------------------------------------
+# "Where did I lose this hand" (games.bots.analysis), computed by a Celery task on a
+# player's request and kept: the result depends only on the hand, the seat and the budget.
+
+
+class HandAnalysis(models.Model):
+    """The analysis of one seat's decisions in a finished hand, asked for by its player.
+
+    ``done`` of ``total`` decisions are analysed while it runs; ``result`` is the JSON of
+    ``games.bots.analysis.Analysis`` when it is done. A user has at most one running
+    (a constraint of the database, so two requests at once cannot both start one).
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="analyses")
+    seat = models.PositiveSmallIntegerField()
+    playouts = models.PositiveIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hand_analyses"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    result = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = _("hand analyses")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hand", "seat", "playouts"], name="handanalysis_once_per_budget"
+            ),
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=models.Q(status="running"),
+                name="handanalysis_one_running_per_user",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hand} seat {self.seat} ({self.status})"

@@ -55,6 +55,12 @@ def bot_act_task(hand_id: int, version: int) -> bool:
     return True
 
 
+@shared_task(name="games.analyse_hand")
+def analyse_hand_task(analysis_id: int) -> bool:
+    """Compute a hand analysis a player asked for (``services.analysis_request``)."""
+    return services.analysis_run(analysis_id=analysis_id)
+
+
 @shared_task(name="games.match_next_hand")
 def match_next_hand_task(match_id: int, after_number: int) -> bool:
     return services.match_next_hand(match_id=match_id, after_number=after_number) is not None

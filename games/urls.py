@@ -9,6 +9,7 @@ urlpatterns = [
     path("tables/<int:table_id>/", views.table_detail, name="table"),
     path("t/<str:token>/", views.table_invite, name="invite"),
     path("hands/<int:hand_id>/", views.hand_detail, name="hand"),
+    path("hands/<int:hand_id>/analysis/", views.hand_analysis, name="hand_analysis"),
     path("hands/<int:hand_id>.json", views.hand_export, name="hand_export"),
     path("fairness/", views.fairness, name="fairness"),
     path("ratings/", views.leaderboard, name="leaderboard"),

@@ -87,7 +87,30 @@ def _visible_hand(request: HttpRequest, hand_id: int) -> Hand:
 def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     """A finished hand, replayed step by step, with its verifiable shuffle."""
     hand = _visible_hand(request, hand_id)
-    return render(request, "games/hand.html", {"r": selectors.hand_replay(hand)})
+    context = {
+        "r": selectors.hand_replay(hand),
+        "analysis": selectors.hand_analysis(hand, request.user),
+    }
+    return render(request, "games/hand.html", context)
+
+
+def hand_analysis(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """The "where did I lose it" panel of a player of the hand: GET reads it (the page
+    polls it while it runs), POST asks for it."""
+    hand = _visible_hand(request, hand_id)
+    error = ""
+    if request.method == "POST":
+        try:
+            services.analysis_request(hand_id=hand.pk, user=request.user)
+        except services.Refused as refusal:
+            error = refusal.message
+    analysis = selectors.hand_analysis(hand, request.user)
+    if analysis is None:
+        raise Http404(_("Only the players of this hand can analyse it."))
+    if not request.htmx:
+        return redirect(hand)
+    context = {"analysis": analysis, "analysis_error": error}
+    return render(request, "games/_hand_analysis.html", context)
 
 
 def hand_export(request: HttpRequest, hand_id: int) -> JsonResponse:

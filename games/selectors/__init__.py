@@ -7,10 +7,12 @@ Callers use this package (``from games import selectors``; ``selectors.table_vie
 which names the whole public API; the sub-modules hold it by sub-domain:
 ``tables`` (the lobby, the table page for one viewer, who may see a table, its chat),
 ``snapshot`` (one read of a table shared by all its viewers), ``records`` (the
-leaderboard, a player's record, a finished hand's replay and export) and ``labels``
+leaderboard, a player's record, a finished hand's replay and export), ``analysis`` (a
+finished hand's analysis for one of its players) and ``labels``
 (cards, rules, actions and outcomes in words), which the others stand on.
 """
 
+from games.selectors.analysis import AnalysisRow, AnalysisView, hand_analysis, move_in_words
 from games.selectors.labels import (
     SUIT_ORDER,
     CardView,
@@ -71,6 +73,8 @@ __all__ = [
     "RATING_CHART_MATCHES",
     "RECENT_MATCHES",
     "SUIT_ORDER",
+    "AnalysisRow",
+    "AnalysisView",
     "CardView",
     "CommonView",
     "HandReplay",
@@ -92,11 +96,13 @@ __all__ = [
     "current_match",
     "describe_action",
     "describe_outcome",
+    "hand_analysis",
     "hand_export",
     "hand_replay",
     "lag_key",
     "leaderboard",
     "lobby_tables",
+    "move_in_words",
     "player_record",
     "presence_key",
     "profile_name",

@@ -10,12 +10,14 @@ Lock order, to stay free of deadlocks: table, then match, then hand.
 Callers use this package (``from games import services``; ``services.hand_act(...)``),
 which names the whole public API; the sub-modules hold it by sub-domain:
 ``tables`` (tables, seats, bots, time controls), ``play`` (matches, hands, moves,
-timeouts, and the moderators' stop and annulment), ``chat``, and ``tournament`` (the
+timeouts, and the moderators' stop and annulment), ``chat``, ``analysis`` (a finished
+hand's analysis for one of its players), and ``tournament`` (the
 helpers tournaments.services calls); ``_common`` holds what several of them share.
 """
 
 from core.errors import Refused
 from games.services._common import TABLE_NAME_MAX
+from games.services.analysis import ANALYSIS_STALE, analysis_request, analysis_run
 from games.services.chat import CHAT_MAX_LENGTH, CHAT_RATE, chat_post
 from games.services.play import (
     NEXT_HAND_DELAY,
@@ -57,6 +59,7 @@ from games.services.tournament import (
 )
 
 __all__ = [
+    "ANALYSIS_STALE",
     "CHAT_MAX_LENGTH",
     "CHAT_RATE",
     "MAX_BASE_SECONDS",
@@ -69,6 +72,8 @@ __all__ = [
     "TIME_PRESETS",
     "Refused",
     "SeatedPlayer",
+    "analysis_request",
+    "analysis_run",
     "chat_post",
     "hand_act",
     "hand_check_deadline",
