@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from asgiref.sync import async_to_sync
 from channels import DEFAULT_CHANNEL_LAYER
@@ -40,22 +41,33 @@ def check_channel_layer() -> str:
     layer = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
 
     async def round_trip() -> None:
-        import asyncio
-
         try:
             channel = await layer.new_channel("healthz.")
             token = uuid.uuid4().hex
-            await layer.send(channel, {"type": "healthz", "token": token})
-            message = await asyncio.wait_for(layer.receive(channel), CHECK_TIMEOUT)
+            message = await asyncio.wait_for(_until_received(layer, channel, token), CHECK_TIMEOUT)
             if message.get("token") != token:
                 raise RuntimeError("the channel layer returned another message")
         finally:
-            close = getattr(layer, "close_pools", None)
+            close = getattr(layer, "close_pools", None) or getattr(layer, "flush", None)
             if close is not None:
                 await close()
 
     async_to_sync(round_trip)()
     return type(layer).__name__
+
+
+async def _until_received(layer: Any, channel: str, token: str) -> dict:
+    """Send until the message comes back: on Redis pub/sub a message published before the
+    channel's subscription took effect is gone, not late."""
+    receiving = asyncio.ensure_future(layer.receive(channel))
+    try:
+        while True:
+            await layer.send(channel, {"type": "healthz", "token": token})
+            done, _pending = await asyncio.wait({receiving}, timeout=0.25)
+            if done:
+                return receiving.result()
+    finally:
+        receiving.cancel()
 
 
 def check_broker() -> str:

@@ -3,12 +3,9 @@ pause, disqualification, cancellation and the end."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 
 import pytest
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.core import mail
 from django.utils import timezone
 
@@ -17,6 +14,7 @@ from games.engine import move_to_json
 from games.models import Hand, Match, Seat, Table
 from games.services import Refused
 from tests.factories import make_user
+from tests.inbox import Inbox
 from tests.tournaments.helpers import (
     advance,
     entry_to_move,
@@ -296,12 +294,10 @@ def test_tables_differing_by_two_move_one_player_from_the_largest_to_the_smalles
     for hand in hands_in_play(tournament):
         time_out(hand)
     before = _tables_of(tournament)
-    layer = get_channel_layer()
-    inbox = async_to_sync(layer.new_channel)()
-    for user in users:
-        async_to_sync(layer.group_add)(f"user-{user.pk}", inbox)
-    with django_capture_on_commit_callbacks(execute=True):
-        report = advance(tournament)
+    with Inbox([f"user-{user.pk}" for user in users]) as inbox:
+        with django_capture_on_commit_callbacks(execute=True):
+            report = advance(tournament)
+        announced = inbox.events()
     assert report.moved == 1
     assert sorted(seating(tournament).values()) == [3, 3, 4]
     assert len(hands_in_play(tournament)) == 3
@@ -309,7 +305,7 @@ def test_tables_differing_by_two_move_one_player_from_the_largest_to_the_smalles
     moved = [user for user, number in after.items() if before[user] != number]
     assert len(moved) == 1
     assert before[moved[0]] != small and after[moved[0]] == small
-    follows = [e for e in _drain(layer, inbox) if e["type"] == "user.follow"]
+    follows = [e for e in announced if e["type"] == "user.follow"]
     assert follows == [{"type": "user.follow", "tournament": tournament.pk, "kind": "moved"}]
 
 
@@ -320,20 +316,6 @@ def _tables_of(tournament: Tournament) -> dict[int, int]:
             "user_id", "table__number"
         )
     )
-
-
-def _drain(layer, channel: str) -> list[dict]:
-    """Every event waiting on ``channel`` (the layer's own receive, with a short wait)."""
-
-    async def receive_all() -> list[dict]:
-        events = []
-        while True:
-            try:
-                events.append(await asyncio.wait_for(layer.receive(channel), timeout=0.5))
-            except TimeoutError:
-                return events
-
-    return async_to_sync(receive_all)()
 
 
 def test_the_last_two_tables_merge_into_the_final_table_and_a_winner_comes_out():

@@ -1,0 +1,141 @@
+"""A player's move made in the event loop (services.hand_act_in_loop) on PostgreSQL and
+the Redis layer: it records what hand_act records, refuses what it refuses, leaves what
+reaches beyond the hand to hand_act, and two moves at once never both land."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.utils import timezone
+
+from core.errors import Refused
+from games import events, services
+from games.engine import Rules, move_to_json
+from games.models import Action, Hand
+from tests.factories import make_table
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.redis]
+
+QUICK = Rules(max_actions=10, max_actions_result="most_cards")  # the 10th action ends it
+
+
+@database_sync_to_async
+def started(rules: Rules | None = None) -> tuple[Hand, dict]:
+    table = make_table(players=2, base_seconds=600, rules=rules)
+    services.match_start(table_id=table.pk, by=table.owner)
+    hand = Hand.objects.select_related("match").get(match__table=table)
+    return hand, {p.seat: p.user for p in hand.match.players.select_related("user")}
+
+
+@database_sync_to_async
+def fresh(hand: Hand) -> tuple[Hand, list[Action]]:
+    row = Hand.objects.get(pk=hand.pk)
+    return row, list(Action.objects.filter(hand=row).order_by("index"))
+
+
+def first_legal(hand: Hand) -> dict:
+    return move_to_json(hand.engine_state.legal_moves()[0])
+
+
+async def test_a_move_in_the_loop_is_recorded_and_announced_as_hand_act_does_it():
+    hand, by_seat = await started()
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add(events.table_group(hand.match.table_id), channel)
+    state, mover_seat = hand.engine_state, hand.engine_state.to_move
+    move = first_legal(hand)
+    now = hand.turn_started_at + timedelta(seconds=7)
+
+    after = await services.hand_act_in_loop(
+        hand_id=hand.pk, move=move, version=1, user=by_seat[mover_seat], now=now
+    )
+
+    assert after is not None and after.version == 2
+    row, actions = await fresh(hand)
+    assert row.version == 2 and row.state == after.state
+    assert row.engine_state.to_move != mover_seat
+    assert [(a.index, a.seat, a.move, a.time_used_ms) for a in actions] == [
+        (0, mover_seat, move, 7000)
+    ]
+    assert actions[0].created_at is not None
+    # The mover was charged 7 s (and got his increment); the other seat's clock runs.
+    assert row.clock_ms[mover_seat] == 600_000 - 7000 + hand.increment_ms
+    assert row.turn_started_at == now
+    assert row.deadline == now + timedelta(milliseconds=row.clock_ms[1 - mover_seat])
+    assert row.engine_state.history_length == state.history_length + 1
+    event = await asyncio.wait_for(layer.receive(channel), 5)
+    assert (event["type"], event["hand"], event["version"]) == ("table.changed", hand.pk, 2)
+    assert event["change"]["state"] == row.state  # the consumers apply it without a read
+
+
+async def test_refused_moves_change_nothing():
+    hand, by_seat = await started()
+    mover = by_seat[hand.engine_state.to_move]
+    other = by_seat[1 - hand.engine_state.to_move]
+    move = first_legal(hand)
+    illegal = {"type": "pickup", "count": 3}  # nothing to pick up before the first play
+    cases = [
+        ({"move": move, "version": 1, "user": other}, "It is not your turn."),
+        ({"move": move, "version": 5, "user": mover}, "The table has changed"),
+        ({"move": illegal, "version": 1, "user": mover}, ""),
+        ({"move": {"type": "dance"}, "version": 1, "user": mover}, "That is not a move"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(Refused) as refused:
+            await services.hand_act_in_loop(hand_id=hand.pk, **kwargs)
+        assert message in str(refused.value.message)
+    row, actions = await fresh(hand)
+    assert (row.version, row.state, actions) == (1, hand.state, [])
+
+
+async def test_what_reaches_beyond_the_hand_is_left_to_hand_act():
+    hand, by_seat = await started(rules=QUICK)
+    mover = by_seat[hand.engine_state.to_move]
+    late = hand.deadline + timedelta(seconds=1)
+    # A clock that ran out: the timeout is hand_act's to apply; nothing changed here.
+    assert (
+        await services.hand_act_in_loop(
+            hand_id=hand.pk, move=first_legal(hand), version=1, user=mover, now=late
+        )
+        is None
+    )
+    assert (await fresh(hand))[0].version == 1
+    # Moves in the loop until the one that ends the hand (a letter, the next deal).
+    while True:
+        row, _actions = await fresh(hand)
+        user = by_seat[row.engine_state.to_move]
+        kwargs = {
+            "hand_id": hand.pk,
+            "move": first_legal(row),
+            "version": row.version,
+            "user": user,
+        }
+        if await services.hand_act_in_loop(**kwargs) is None:
+            break
+    unchanged, _actions = await fresh(hand)
+    assert unchanged.version == row.version and unchanged.outcome is None
+    await database_sync_to_async(services.hand_act)(**kwargs)
+    ended, _actions = await fresh(hand)
+    assert ended.outcome is not None and ended.version == row.version + 1
+
+
+async def test_two_moves_at_once_land_once():
+    hand, by_seat = await started()
+    mover = by_seat[hand.engine_state.to_move]
+    move, now = first_legal(hand), timezone.now()
+
+    def one() -> asyncio.Future:
+        return services.hand_act_in_loop(hand_id=hand.pk, move=move, version=1, user=mover, now=now)
+
+    results = await asyncio.gather(one(), one(), return_exceptions=True)
+    landed = [r for r in results if isinstance(r, Hand)]
+    refused = [r for r in results if isinstance(r, Refused)]
+    assert len(landed) == 1 and len(refused) == 1
+    # The second waited on the first's lock, then found the turn gone.
+    assert str(refused[0].message) == "It is not your turn."
+    row, actions = await fresh(hand)
+    assert row.version == 2 and len(actions) == 1

@@ -1,0 +1,69 @@
+"""A channel listening to groups from sync tests, on the real Redis layer.
+
+The layer is Redis pub/sub: an event reaches whoever listens when it is published and
+is not kept for later. A sync test that wants to see what a service announced opens an
+``Inbox`` on the groups first; it listens on an event loop of its own, in a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from types import TracebackType
+
+from channels.layers import get_channel_layer
+
+
+class Inbox:
+    """``with Inbox(["user-1", ...]) as inbox: ...`` then ``inbox.events()``."""
+
+    def __init__(self, groups: list[str]) -> None:
+        self.groups = groups
+        self._events: list[dict] = []
+        self._ready = threading.Event()
+        self._loop = asyncio.new_event_loop()
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(
+            target=self._loop.run_until_complete, args=(self._listen(),)
+        )
+
+    async def _listen(self) -> None:
+        self._stop = asyncio.Event()
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        for group in self.groups:
+            await layer.group_add(group, channel)
+        await asyncio.sleep(0.2)  # the subscriptions take effect in Redis
+        self._ready.set()
+        while not self._stop.is_set():
+            try:
+                self._events.append(await asyncio.wait_for(layer.receive(channel), 0.1))
+            except TimeoutError:
+                continue
+        await layer.flush()
+
+    def __enter__(self) -> Inbox:
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the inbox did not start listening")
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def events(self, *, settle: float = 0.5) -> list[dict]:
+        """Every event received, after ``settle`` seconds more for late ones."""
+        threading.Event().wait(settle)
+        return list(self._events)
+
+    def close(self) -> None:
+        if self._stop is not None and self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._stop.set)
+            self._thread.join(10)
+        if not self._loop.is_closed():
+            self._loop.close()
