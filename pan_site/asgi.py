@@ -17,6 +17,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set u
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from core.collector import keep_long_lived_aside  # noqa: E402
 from pan_site.proxy import ForwardedForASGIMiddleware  # noqa: E402
 from pan_site.routing import websocket_urlpatterns  # noqa: E402
 
@@ -28,3 +29,6 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# The collector walks only what came lately, not the whole live room (core.collector).
+keep_long_lived_aside()
