@@ -451,6 +451,9 @@ def describe(run: LoadRun, cpu: str, what: str) -> list[str]:
         f"rematches {run.rematches}, {run.frames} frames, {cpu}, client loop lag "
         f"p99={quantile(run.loop_lag_ms, 0.99):.0f} max={max(run.loop_lag_ms, default=0):.0f} ms",
     ]
+    if run.first_latencies:
+        first = latency_summary(run.first_latencies)
+        lines.append(f"  {what}: until the first seat has the move: {first} ms")
     if run.stopped_early:
         lines.append(f"  {what}: stopped early: {run.stopped_early}")
     lines += [f"  {what}: {line}" for line in run.errors.details()]

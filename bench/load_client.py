@@ -292,7 +292,9 @@ class Table:
         if position >= (pending.hand, pending.version + 1):
             pending.arrived[seat.index] = now
             if len(pending.arrived) == len(self.seats):
-                self.run.latencies.append((max(pending.arrived.values()) - pending.sent) * 1000)
+                arrivals = pending.arrived.values()
+                self.run.latencies.append((max(arrivals) - pending.sent) * 1000)
+                self.run.first_latencies.append((min(arrivals) - pending.sent) * 1000)
                 self.pending = None
                 self.progress = now
 
@@ -372,7 +374,8 @@ class LoadRun:
         self.pace, self.move_timeout, self.stall_after = pace, move_timeout, stall_after
         self.open_timeout, self.retries = open_timeout, retries
         self.errors = Errors()
-        self.latencies: list[float] = []
+        self.latencies: list[float] = []  # a move until the last seat has it, in ms
+        self.first_latencies: list[float] = []  # until the first seat has it
         self.handshake_ms: list[float] = []
         self.loop_lag_ms: list[float] = []
         self.playing = False

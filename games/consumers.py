@@ -21,9 +21,9 @@ import logging
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
@@ -56,6 +56,7 @@ from games.models import Table, to_instant
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 # The page measures its lag with these (daphne pings every 20 s too, to keep the socket
 # open): a ping and its pong are two frames per socket, a thousand sockets' pings at 10 s
@@ -82,6 +83,33 @@ def in_pool(func: Callable[..., T]) -> Callable[..., Any]:
     return DatabaseSyncToAsync(func, thread_sensitive=False)
 
 
+class Recent(Generic[V]):
+    """A few recent values per table, for the ``tables`` tables used last."""
+
+    def __init__(self, *, tables: int, per_table: int) -> None:
+        self.tables, self.per_table = tables, per_table
+        self._by_table: OrderedDict[Hashable, OrderedDict[Hashable, V]] = OrderedDict()
+
+    def get(self, table: Hashable, key: Hashable) -> V | None:
+        entries = self._by_table.get(table)
+        return None if entries is None else entries.get(key)
+
+    def put(self, table: Hashable, key: Hashable, value: V) -> None:
+        entries = self._by_table.get(table)
+        if entries is None:
+            entries = self._by_table[table] = OrderedDict()
+            while len(self._by_table) > self.tables:
+                self._by_table.popitem(last=False)
+        else:
+            self._by_table.move_to_end(table)
+        entries[key] = value
+        while len(entries) > self.per_table:
+            entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return sum(len(entries) for entries in self._by_table.values())
+
+
 class LiveTables:
     """The live room's memory in one daphne process.
 
@@ -106,18 +134,21 @@ class LiveTables:
         frame_ttl: float = 120.0,
         presence_ttl: float = LAG_REFRESH,
     ) -> None:
-        self.size = size
+        self.size = size  # tables remembered
         self.frame_ttl = frame_ttl
         self.presence_ttl = presence_ttl
         self.hits = 0
         self.applied = 0  # snapshots built from an event's change, without a read
         self.reads = 0  # reads of a table from the database
-        self._snapshots: OrderedDict[tuple[int, str], asyncio.Future] = OrderedDict()
+        # Per table, the snapshots of its last few events: every socket of a table takes
+        # an event within milliseconds, so older ones are garbage (2,048 kept in one list
+        # were a third of the heap, and the collector's full passes grew to 0.3 s).
+        self._snapshots: Recent[asyncio.Future] = Recent(tables=size, per_table=2)
         # table id -> the last fresh read and when its thread started it (empty: waiting)
         self._fresh: dict[int, tuple[asyncio.Future, list[float]]] = {}
         # table id -> (snapshot, when it was read, when its presence was read)
         self._frames: dict[int, tuple[selectors.TableSnapshot, float, float]] = {}
-        self._renders: OrderedDict[tuple, str] = OrderedDict()
+        self._renders: Recent[str] = Recent(tables=size, per_table=16)
         self._lock = threading.Lock()  # renders are shared with the pool's threads
         self._background: set[asyncio.Future] = set()
 
@@ -135,13 +166,10 @@ class LiveTables:
         after ``since`` (``fresh``)."""
         if event is None:
             return await self.fresh(table_id, since=time.monotonic() if since is None else since)
-        key = (table_id, event)
-        task = self._snapshots.get(key)
+        task = self._snapshots.get(table_id, event)
         if task is None:
-            build = self._build(table_id, hand_id, version, change)
-            task = self._snapshots[key] = asyncio.ensure_future(build)
-            while len(self._snapshots) > self.size:
-                self._snapshots.popitem(last=False)
+            task = asyncio.ensure_future(self._build(table_id, hand_id, version, change))
+            self._snapshots.put(table_id, event, task)
         else:
             self.hits += 1
         return await asyncio.shield(task)  # a socket that closes does not cancel the read
@@ -248,18 +276,16 @@ class LiveTables:
         self._frames[table_id] = (replace(snapshot, presence=presence), read_at, presence_at)
 
     def shared(self, key: tuple, render: Callable[[], str]) -> str:
-        """A fragment rendered once for every viewer who sees it alike (``key`` names the
-        event and the kind of view)."""
+        """A fragment rendered once for every viewer who sees it alike (``key``: the table
+        first, then the event and the kind of view)."""
         with self._lock:
-            html = self._renders.get(key)
+            html = self._renders.get(key[0], key[1:])
             if html is not None:
                 self.hits += 1
                 return html
         html = render()
         with self._lock:
-            self._renders[key] = html
-            while len(self._renders) > self.size:
-                self._renders.popitem(last=False)
+            self._renders.put(key[0], key[1:], html)
         return html
 
 
@@ -491,7 +517,8 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
             await self._refuse(LOG_IN)
             return
         try:
-            await in_pool(self._run)(command)
+            if not await self._move_in_loop(command):
+                await in_pool(self._run)(command)
         except services.Refused as refusal:
             await self._refuse(refusal.message)
             if refusal.resync:
@@ -506,6 +533,26 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
 
     async def _on_resync(self, command: Resync) -> None:
         await self._send_table(full=True)
+
+    async def _move_in_loop(self, command: Command) -> bool:
+        """A move, made in the event loop when it can be (``services.hand_act_in_loop``);
+        False: the pool's ``hand_act`` makes it (or refuses it)."""
+        if not isinstance(command, Play | PickUp) or self.position[0] <= 0:
+            return False
+        with translation.override(self.language):
+            move = asyncio.ensure_future(
+                services.hand_act_in_loop(
+                    hand_id=self.position[0],
+                    move=command.move(),
+                    version=command.version,
+                    user=self.user,
+                )
+            )
+        # A socket that closes meanwhile does not cut a move between its commit and its
+        # announcement (a thread's move ran to its end too).
+        move.add_done_callback(_retrieved)
+        hand = await asyncio.shield(move)
+        return hand is not None
 
     def _run(self, command: Command) -> None:
         """One signed-in user's command as one service call (every check of who may do
@@ -618,6 +665,12 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         with translation.override(self.language):
             table = Table.objects.get(pk=self.table_id)
             return renderers.chat_fragment(table, viewer=self.user)
+
+
+def _retrieved(task: asyncio.Future) -> None:
+    """Mark a shielded task's outcome as seen (its awaiter may have gone)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _my_hand_key(view: selectors.TableView) -> tuple:

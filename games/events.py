@@ -6,6 +6,8 @@ commits (Zulip's ``send_event_on_commit``), so a rolled-back change is never see
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import random
 import uuid
 from datetime import datetime
@@ -19,6 +21,8 @@ from core.tasks import task_on_commit, task_send
 
 if TYPE_CHECKING:
     from games.models import Hand, MatchPlayer
+
+logger = logging.getLogger(__name__)
 
 LOBBY_GROUP = "lobby"
 # The tasks (games.tasks) by their registered names: events never import the tasks module.
@@ -55,14 +59,38 @@ def table_changed_on_commit(
     on it (``hand_change``): a process that showed the version before applies it without
     reading the database.
     """
-    event = {
+    send_on_commit(
+        table_group(table_id), table_changed_event(hand_id=hand_id, version=version, moved=moved)
+    )
+
+
+def table_changed_event(
+    *, hand_id: int | None = None, version: int | None = None, moved: Hand | None = None
+) -> dict:
+    """The event of ``table_changed_on_commit``."""
+    return {
         "type": "table.changed",
         "hand": hand_id,
         "version": version,
         "id": uuid.uuid4().hex,
         "change": hand_change(moved) if moved is not None and moved.outcome is None else None,
     }
-    send_on_commit(table_group(table_id), event)
+
+
+async def hand_changed_now(hand: Hand, *, table_id: int, players: list[MatchPlayer]) -> None:
+    """``hand_changed_on_commit`` for a move committed in the event loop (services.live):
+    the table's event is published from the loop, a bot's task queued from a thread."""
+    layer = get_channel_layer()
+    try:
+        if layer is not None:
+            event = table_changed_event(hand_id=hand.pk, version=hand.version, moved=hand)
+            await layer.group_send(table_group(table_id), event)
+        if hand.outcome is None and bot_to_move(hand, players):
+            delay = random.uniform(*BOT_DELAY)
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(None, schedule_bot, hand.pk, hand.version, delay)
+    except Exception:  # as core.broadcast: a failed send must not undo a committed move
+        logger.exception("telling table %s of hand %s failed", table_id, hand.pk)
 
 
 def hand_change(hand: Hand) -> dict:
@@ -107,15 +135,20 @@ def schedule_bot_if_needed_on_commit(
 ) -> None:
     if hand.outcome is not None:
         return
-    to_move = hand.state["to_move"]
     if players is not None:
-        bot_to_move = any(p.seat == to_move and p.bot_level for p in players)
+        bot = bot_to_move(hand, players)
     else:
-        bot_to_move = hand.match.players.filter(seat=to_move).exclude(bot_level="").exists()
-    if bot_to_move:
+        bot = hand.match.players.filter(seat=hand.state["to_move"]).exclude(bot_level="").exists()
+    if bot:
         version = hand.version
         delay = random.uniform(*BOT_DELAY)
         transaction.on_commit(lambda: schedule_bot(hand.pk, version, delay))
+
+
+def bot_to_move(hand: Hand, players: list[MatchPlayer]) -> bool:
+    """Whether a bot holds the seat to move on ``hand`` (in play)."""
+    to_move = hand.state["to_move"]
+    return any(p.seat == to_move and p.bot_level for p in players)
 
 
 def schedule_next_hand_on_commit(match_id: int, after_number: int, *, delay: float) -> None:

@@ -5,16 +5,27 @@ players and its write of the hand that is about a millisecond of Python each, as
 the rest of the move's database work. These helpers build the same SQL once from the
 models' own metadata (tables, columns, field conversions), so a renamed column or an
 added field needs no change here.
+
+Each statement runs on Django's connection (the services, in a thread) or on an async
+psycopg connection (``core.adb``: a player's move in the event loop), with the same SQL,
+the same parameters and the same conversions of what is read (by ``core.adb.wrapper``,
+which never connects).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from django.db import DatabaseError, connection, models
+from django.db.models import F
+from psycopg import AsyncConnection
 
-from games.models import MatchPlayer
+from core.adb import wrapper
+from games.models import Hand, MatchPlayer
+
+M = TypeVar("M", bound=models.Model)
 
 
 @functools.cache
@@ -28,23 +39,121 @@ def match_players(match_id: int) -> list[MatchPlayer]:
     return list(MatchPlayer.objects.raw(_players_sql(), [match_id]))
 
 
+async def match_players_async(conn: AsyncConnection, match_id: int) -> list[MatchPlayer]:
+    """``match_players`` on an async connection."""
+    async with conn.cursor() as cursor:
+        await cursor.execute(_players_sql(), [match_id])
+        names = [column.name for column in cursor.description]
+        return [_instance(MatchPlayer, names, row) for row in await cursor.fetchall()]
+
+
+@functools.cache
+def _hand_sql() -> str:
+    # The ORM compiles ``select_for_update`` only inside its own transaction; the lock is
+    # the same clause on the hand's table alone.
+    query = Hand.objects.filter(pk=0).annotate(table_id=F("match__table_id"))
+    sql, _params = query.query.sql_with_params()
+    return f"{sql} FOR UPDATE OF {wrapper().ops.quote_name(Hand._meta.db_table)}"
+
+
+async def hand_for_move_async(conn: AsyncConnection, hand_id: int) -> Hand | None:
+    """The hand, locked until the transaction ends (``select_for_update``), with its
+    table's id as ``table_id``; None if there is no such hand."""
+    async with conn.cursor() as cursor:
+        await cursor.execute(_hand_sql(), [hand_id])
+        row = await cursor.fetchone()
+        if row is None:
+            return None
+        names = [column.name for column in cursor.description]
+    hand = _instance(Hand, names[:-1], row[:-1])
+    hand.table_id = row[-1]
+    return hand
+
+
+def _instance(model: type[M], names: list[str], row: Sequence[Any]) -> M:
+    """A model instance from a row of its columns, converted as the ORM converts them."""
+    by_column = {field.column: field for field in model._meta.concrete_fields}
+    attnames, values = [], []
+    for name, value in zip(names, row, strict=True):
+        field = by_column[name]
+        if value is not None and hasattr(field, "from_db_value"):
+            value = field.from_db_value(value, None, wrapper())
+        attnames.append(field.attname)
+        values.append(value)
+    return model.from_db(wrapper().alias, attnames, values)
+
+
 @functools.cache
 def _update_sql(model: type[models.Model], names: tuple[str, ...]) -> str:
-    quote = connection.ops.quote_name
+    quote = wrapper().ops.quote_name
     meta = model._meta
     columns = ", ".join(f"{quote(meta.get_field(name).column)} = %s" for name in names)
     return f"UPDATE {quote(meta.db_table)} SET {columns} WHERE {quote(meta.pk.column)} = %s"
 
 
-def save_fields(instance: models.Model, names: Sequence[str]) -> None:
-    """Write ``names`` of a saved row, as ``instance.save(update_fields=names)`` does (no
-    signals: the models written this way have no receivers)."""
+def _update(instance: models.Model, names: Sequence[str]) -> tuple[str, list[Any]]:
     meta = instance._meta
     fields = [meta.get_field(name) for name in names]
     params = [
-        field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields
+        field.get_db_prep_save(getattr(instance, field.attname), wrapper()) for field in fields
     ]
+    return _update_sql(type(instance), tuple(names)), [*params, instance.pk]
+
+
+def save_fields(instance: models.Model, names: Sequence[str]) -> None:
+    """Write ``names`` of a saved row, as ``instance.save(update_fields=names)`` does (no
+    signals: the models written this way have no receivers)."""
     with connection.cursor() as cursor:
-        cursor.execute(_update_sql(type(instance), tuple(names)), [*params, instance.pk])
+        cursor.execute(*_update(instance, names))
         if cursor.rowcount != 1:
             raise DatabaseError("Save with update_fields did not affect any rows.")
+
+
+async def save_fields_async(
+    conn: AsyncConnection, instance: models.Model, names: Sequence[str]
+) -> None:
+    """``save_fields`` on an async connection."""
+    async with conn.cursor() as cursor:
+        await cursor.execute(*_update(instance, names))
+        if cursor.rowcount != 1:
+            raise DatabaseError("Save with update_fields did not affect any rows.")
+
+
+@functools.cache
+def _insert_sql(model: type[models.Model], rows: int) -> str:
+    quote = wrapper().ops.quote_name
+    fields = _insert_fields(model)
+    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    columns = ", ".join(quote(field.column) for field in fields)
+    return f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES " + ", ".join(
+        [one] * rows
+    )
+
+
+@functools.cache
+def _insert_fields(model: type[models.Model]) -> list[models.Field]:
+    return [field for field in model._meta.concrete_fields if not field.primary_key]
+
+
+def _insert(instances: Sequence[models.Model]) -> tuple[str, list[Any]]:
+    model = type(instances[0])
+    params = []
+    for instance in instances:
+        for field in _insert_fields(model):
+            params.append(field.get_db_prep_save(field.pre_save(instance, True), wrapper()))
+    return _insert_sql(model, len(instances)), params
+
+
+def insert(instances: Sequence[models.Model]) -> None:
+    """Insert new rows of one model, as ``bulk_create`` does (defaults and ``auto_now_add``
+    filled by the fields' own ``pre_save``; no primary keys read back)."""
+    if instances:
+        with connection.cursor() as cursor:
+            cursor.execute(*_insert(instances))
+
+
+async def insert_async(conn: AsyncConnection, instances: Sequence[models.Model]) -> None:
+    """``insert`` on an async connection."""
+    if instances:
+        async with conn.cursor() as cursor:
+            await cursor.execute(*_insert(instances))

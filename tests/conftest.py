@@ -79,6 +79,9 @@ def django_db_setup(django_db_setup, django_db_blocker):
     yield
     from django.db import connection
 
+    from core import adb
+
+    adb.CONNECTIONS.close_all()  # the moves made in event loops (services.live)
     if connection.vendor != "postgresql":
         return
     with django_db_blocker.unblock(), connection.cursor() as cursor:

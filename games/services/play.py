@@ -13,6 +13,7 @@ Lock order, to stay free of deadlocks: table, then match, then hand.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -149,52 +150,78 @@ def hand_act(
     now = now or timezone.now()
     with transaction.atomic():
         hand = _locked_hand(hand_id)
-        if hand.is_over:
-            raise Refused(_("This hand is over."), resync=True)
-        if hand.deadline is None:  # only a paused tournament stops a hand's clocks
-            raise Refused(_("Play is paused: the clocks are stopped."), resync=True)
+        require_in_play(hand)
         if _apply_overdue_timeout(hand, now):
             timed_out = True
         else:
             timed_out = False
-            state = hand.engine_state
             players = rows.match_players(hand.match_id)  # who moves, who is a bot: one query
-            player = next(p for p in players if p.seat == state.to_move)
-            if as_bot:
-                if not player.bot_level:
-                    raise Refused(_("It is not a bot's turn."), resync=True)
-            elif user is None or player.user_id != user.pk:
-                if user is not None and any(p.user_id == user.pk for p in players):
-                    raise Refused(_("It is not your turn."))
-                raise Refused(_("You are not playing in this hand."))
-            elif player.bot_level:
-                # He left or was removed: the bot that took his seat plays it now.
-                raise Refused(_("A bot plays your former seat now."))
-            if version != hand.version:
-                raise Refused(_("The table has changed; here is the current state."), resync=True)
-            try:
-                engine_move = move_from_json(move)
-                if isinstance(engine_move, Timeout):
-                    raise Refused(refusals.timeout_not_a_move_text())
-                new_state = state.apply(engine_move)
-            except IllegalMove as exc:
-                raise Refused(refusals.illegal_move_text(exc)) from exc
-            except ValueError as exc:
-                raise Refused(_("That is not a move: %(error)s") % {"error": exc}) from exc
-            clock, at = hand.clock, to_instant(now)
-            next_seat = new_state.to_move if new_state.outcome is None else None
-            _record(
-                hand,
-                state,
-                new_state,
-                now=now,
-                used_ms=clock.elapsed_ms(at),
-                clock=clock.step(at, next_seat),
-                players=players,
+            judged = judge_move(
+                hand, players, move=move, version=version, user=user, as_bot=as_bot, now=now
             )
+            _record(hand, judged, now=now, players=players)
     if timed_out:
         raise Refused(_("Your time ran out: the timeout was applied first."), resync=True)
     return hand
+
+
+def require_in_play(hand: Hand) -> None:
+    """Refuse a move on a hand that is over, or whose clocks a tournament stopped."""
+    if hand.is_over:
+        raise Refused(_("This hand is over."), resync=True)
+    if hand.deadline is None:  # only a paused tournament stops a hand's clocks
+        raise Refused(_("Play is paused: the clocks are stopped."), resync=True)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A move the engine accepted: the hand's state before and after it, the time it
+    charged the acting seat and the clock as it leaves it (stopped if the hand is over)."""
+
+    before: HandState
+    after: HandState
+    used_ms: int
+    clock: Clock
+
+
+def judge_move(
+    hand: Hand,
+    players: list[MatchPlayer],
+    *,
+    move: dict[str, Any],
+    version: int,
+    user: User | None,
+    as_bot: bool = False,
+    now: datetime,
+) -> Judged:
+    """Who is asking, his seat, his turn and ``version``, then the engine's judgement of
+    ``move`` on the locked ``hand`` (in play, its clock not run out). Raises Refused."""
+    state = hand.engine_state
+    player = next(p for p in players if p.seat == state.to_move)
+    if as_bot:
+        if not player.bot_level:
+            raise Refused(_("It is not a bot's turn."), resync=True)
+    elif user is None or player.user_id != user.pk:
+        if user is not None and any(p.user_id == user.pk for p in players):
+            raise Refused(_("It is not your turn."))
+        raise Refused(_("You are not playing in this hand."))
+    elif player.bot_level:
+        # He left or was removed: the bot that took his seat plays it now.
+        raise Refused(_("A bot plays your former seat now."))
+    if version != hand.version:
+        raise Refused(_("The table has changed; here is the current state."), resync=True)
+    try:
+        engine_move = move_from_json(move)
+        if isinstance(engine_move, Timeout):
+            raise Refused(refusals.timeout_not_a_move_text())
+        new_state = state.apply(engine_move)
+    except IllegalMove as exc:
+        raise Refused(refusals.illegal_move_text(exc)) from exc
+    except ValueError as exc:
+        raise Refused(_("That is not a move: %(error)s") % {"error": exc}) from exc
+    clock, at = hand.clock, to_instant(now)
+    next_seat = new_state.to_move if new_state.outcome is None else None
+    return Judged(state, new_state, clock.elapsed_ms(at), clock.step(at, next_seat))
 
 
 def hand_timeout(*, hand_id: int, version: int | None = None, now: datetime | None = None) -> bool:
@@ -220,18 +247,25 @@ def _apply_overdue_timeout(hand: Hand, now: datetime) -> bool:
         return False
     state = hand.engine_state
     # The clock ran out at the deadline; the hand ends now (the lateness is measurable).
-    _record(
-        hand,
-        state,
-        state.timeout(),
-        now=now,
-        used_ms=clock.elapsed_ms(deadline),
-        clock=clock.stop(deadline),
-    )
+    judged = Judged(state, state.timeout(), clock.elapsed_ms(deadline), clock.stop(deadline))
+    _record(hand, judged, now=now)
     return True
 
 
-_RECORDED_FIELDS = (
+def _record(
+    hand: Hand, judged: Judged, *, now: datetime, players: list[MatchPlayer] | None = None
+) -> None:
+    """Save the judged action on the hand (version + 1) and log it; finish the hand if it
+    ended. (``players``: the match's, when the caller read them.)"""
+    rows.insert(record(hand, judged, now=now))
+    rows.save_fields(hand, RECORDED_FIELDS)
+    table_id = hand.match.table_id
+    if judged.after.outcome is not None:
+        _finish_hand(hand, judged.after, now=now)
+    events.hand_changed_on_commit(hand, table_id=table_id, players=players)
+
+
+RECORDED_FIELDS = (
     "state",
     "version",
     "clock_ms",
@@ -242,45 +276,31 @@ _RECORDED_FIELDS = (
 )
 
 
-def _record(
-    hand: Hand,
-    before: HandState,
-    after: HandState,
-    *,
-    now: datetime,
-    used_ms: int,
-    clock: Clock,
-    players: list[MatchPlayer] | None = None,
-) -> None:
-    """Save ``after`` on the hand with version + 1 and ``clock``, the clock as the action
-    left it (stopped if the hand is over); log the action with ``used_ms``, the time it
-    charged the acting seat. (``players``: the match's, when the caller read them.)
-    """
-    base_index = before.history_length  # one Action row per public history entry
-    new_entries = after.history_since(base_index)
-    Action.objects.bulk_create(
+def record(hand: Hand, judged: Judged, *, now: datetime) -> list[Action]:
+    """Put the judged action on ``hand`` (its ``RECORDED_FIELDS``, version + 1, the clock as
+    the action left it) and return the log's new rows, one per public history entry, the
+    first charged the time used; the caller writes both."""
+    before, after = judged.before, judged.after
+    base_index = before.history_length
+    actions = [
         Action(
             hand=hand,
             index=base_index + i,
             seat=entry.seat,
             move=move_to_json(entry.move),
             entry=entry.to_json(),
-            time_used_ms=used_ms if i == 0 else 0,
+            time_used_ms=judged.used_ms if i == 0 else 0,
         )
-        for i, entry in enumerate(new_entries)
-    )
+        for i, entry in enumerate(after.history_since(base_index))
+    ]
     hand.state = after.to_json()
     hand.version += 1
     STATES.remember(hand.pk, hand.version, hand.state, after)
-    hand.clock = clock
+    hand.clock = judged.clock
     if after.outcome is not None:
         hand.outcome = after.outcome.to_json()
         hand.finished_at = now
-    rows.save_fields(hand, _RECORDED_FIELDS)
-    table_id = hand.match.table_id
-    if after.outcome is not None:
-        _finish_hand(hand, after, now=now)
-    events.hand_changed_on_commit(hand, table_id=table_id, players=players)
+    return actions
 
 
 def _finish_hand(hand: Hand, state: HandState, *, now: datetime) -> None:
