@@ -210,6 +210,45 @@ def _hist_to_entries(hist: tuple | None, limit: int | None = None) -> list[Histo
     return entries
 
 
+class _HistoryJson:
+    """The JSON of history chains lately written, by chain (``to_json``, ``public_view``).
+
+    A hand's state is written whole at every move, and its history is most of it: the
+    entries of a 200-move hand were 180 ``to_json`` calls per move, a millisecond. A chain
+    only grows (a move puts a new cell before the one it had), so the JSON of the chain a
+    move extends is found here and only the new entries are built. Keyed by the cell's
+    identity (a tuple's hash would walk the whole chain), each entry keeping its cell.
+    """
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._lists: dict[int, tuple[tuple, list[dict[str, Any]]]] = {}
+
+    def entries(self, hist: tuple | None) -> list[dict[str, Any]]:
+        """A new list of the chain's entries as JSON, oldest first (the dicts are shared:
+        never edit them)."""
+        newer: list[tuple] = []
+        cell, base = hist, None
+        while cell is not None:
+            known = self._lists.get(id(cell))
+            if known is not None and known[0] is cell:
+                base = known[1]
+                break
+            newer.append(cell)
+            cell = cell[0]
+        built = list(base) if base is not None else []
+        for entry in _hist_to_entries(hist, limit=len(newer)) if newer else ():
+            built.append(entry.to_json())
+        if hist is not None and newer:
+            if len(self._lists) >= self.size:
+                self._lists.clear()  # a process's tables start again from their next move
+            self._lists[id(hist)] = (hist, built)
+        return list(built)
+
+
+_HISTORY_JSON = _HistoryJson()
+
+
 def _entries_to_hist(entries: Iterable[HistoryEntry | dict]) -> tuple | None:
     hist = None
     for entry in entries:
@@ -920,7 +959,7 @@ class HandState(_Slots):
             "top_rank": self.top_rank,
             "to_move": self._to_move,
             "action_count": self._actions,
-            "history": [e.to_json() for e in _hist_to_entries(self._hist)],
+            "history": _HISTORY_JSON.entries(self._hist),
             "outcome": None if self._outcome is None else self._outcome.to_json(),
         }
 
@@ -962,7 +1001,7 @@ class HandState(_Slots):
             "pile": list(self.pile),
             "to_move": self._to_move,
             "action_count": self._actions,
-            "history": [e.to_json() for e in _hist_to_entries(self._hist)],
+            "history": _HISTORY_JSON.entries(self._hist),
             "outcome": None if self._outcome is None else self._outcome.to_json(),
         }
 

@@ -1,0 +1,42 @@
+"""A state's JSON history, built from the chain it extends (``hand._HISTORY_JSON``)."""
+
+from games.engine import HandState, Rules
+from games.engine.hand import deal
+
+
+def _history(state: HandState) -> list[dict]:
+    return [entry.to_json() for entry in state.history]
+
+
+def test_each_moves_json_history_is_the_whole_history_in_order():
+    state = deal(Rules(), 4, 0, "history-json")
+    for turn in range(60):
+        if state.outcome is not None:
+            break
+        moves = state.legal_moves()
+        state = state.apply(moves[turn % len(moves)])
+        data = state.to_json()
+        assert data["history"] == _history(state)
+        assert state.public_view()["history"] == _history(state)
+        assert HandState.from_json(data) == state
+
+
+def test_two_moves_from_one_state_keep_their_own_histories():
+    state = deal(Rules(), 3, 1, "history-fork")
+    while len(state.legal_moves()) < 2:  # the opening nine of hearts is forced
+        state = state.apply(state.legal_moves()[0])
+    state.to_json()
+    first, second = state.legal_moves()[0], state.legal_moves()[-1]
+    a, b = state.apply(first), state.apply(second)
+    assert a.to_json()["history"] == _history(a)
+    assert b.to_json()["history"] == _history(b)
+    assert first != second
+    assert a.to_json()["history"][-1] != b.to_json()["history"][-1]
+
+
+def test_editing_one_written_history_leaves_the_next_untouched():
+    state = deal(Rules(), 2, 0, "history-edit")
+    state = state.apply(state.legal_moves()[0])
+    written = state.to_json()["history"]
+    written.append({"seat": 9})
+    assert state.to_json()["history"] == _history(state)
