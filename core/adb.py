@@ -74,12 +74,18 @@ class AsyncConnections:
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[psycopg.AsyncConnection]:
         """A connection inside one transaction: committed when the block ends, rolled back
-        when it raises. A connection that broke is closed, never given back."""
+        when it raises. A connection that broke is closed, never given back.
+
+        The connection is in pipeline mode: statements are sent without waiting, and the
+        client waits only to read a result (all those queued come back together) and at
+        the end. A move's BEGIN and two reads are one round trip, its two writes and the
+        COMMIT another: each round trip is a wait in the loop, a reader added to and
+        taken from it, and a few system calls."""
         pool = self._pool()
         async with pool.slots:
             conn = pool.free.pop() if pool.free else await self._open(pool)
             try:
-                async with conn.transaction():
+                async with conn.pipeline(), conn.transaction():
                     yield conn
             except BaseException:
                 if conn.closed or conn.broken:

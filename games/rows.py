@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from django.db import DatabaseError, connection, models
 from django.db.models import F
-from psycopg import AsyncConnection
+from psycopg import AsyncConnection, pq
 
 from core.adb import wrapper
 from games.models import Hand, MatchPlayer
@@ -39,14 +39,6 @@ def match_players(match_id: int) -> list[MatchPlayer]:
     return list(MatchPlayer.objects.raw(_players_sql(), [match_id]))
 
 
-async def match_players_async(conn: AsyncConnection, match_id: int) -> list[MatchPlayer]:
-    """``match_players`` on an async connection."""
-    async with conn.cursor() as cursor:
-        await cursor.execute(_players_sql(), [match_id])
-        names = [column.name for column in cursor.description]
-        return [_instance(MatchPlayer, names, row) for row in await cursor.fetchall()]
-
-
 @functools.cache
 def _hand_sql() -> str:
     # The ORM compiles ``select_for_update`` only inside its own transaction; the lock is
@@ -56,31 +48,51 @@ def _hand_sql() -> str:
     return f"{sql} FOR UPDATE OF {wrapper().ops.quote_name(Hand._meta.db_table)}"
 
 
-async def hand_for_move_async(conn: AsyncConnection, hand_id: int) -> Hand | None:
+@functools.cache
+def _hand_players_sql() -> str:
+    query = MatchPlayer.objects.filter(match__hands=0).order_by("seat")
+    sql, _params = query.query.sql_with_params()
+    return sql
+
+
+async def hand_for_move_async(
+    conn: AsyncConnection, hand_id: int
+) -> tuple[Hand | None, list[MatchPlayer]]:
     """The hand, locked until the transaction ends (``select_for_update``), with its
-    table's id as ``table_id``; None if there is no such hand."""
-    async with conn.cursor() as cursor:
-        await cursor.execute(_hand_sql(), [hand_id])
-        row = await cursor.fetchone()
-        if row is None:
-            return None
-        names = [column.name for column in cursor.description]
+    table's id as ``table_id``, and its match's players by seat; (None, []) if there is
+    no such hand. Both statements go in one round trip on a connection in pipeline mode
+    (``core.adb``): the lock is taken first, the players read after it."""
+    async with conn.cursor() as hand_cursor, conn.cursor() as players_cursor:
+        await hand_cursor.execute(_hand_sql(), [hand_id])
+        await players_cursor.execute(_hand_players_sql(), [hand_id])
+        row = await hand_cursor.fetchone()
+        names = [column.name for column in hand_cursor.description]
+        player_rows = await players_cursor.fetchall()
+        player_names = [column.name for column in players_cursor.description]
+    if row is None:
+        return None, []
     hand = _instance(Hand, names[:-1], row[:-1])
     hand.table_id = row[-1]
-    return hand
+    return hand, [_instance(MatchPlayer, player_names, r) for r in player_rows]
 
 
 def _instance(model: type[M], names: list[str], row: Sequence[Any]) -> M:
     """A model instance from a row of its columns, converted as the ORM converts them."""
-    by_column = {field.column: field for field in model._meta.concrete_fields}
-    attnames, values = [], []
-    for name, value in zip(names, row, strict=True):
-        field = by_column[name]
-        if value is not None and hasattr(field, "from_db_value"):
-            value = field.from_db_value(value, None, wrapper())
-        attnames.append(field.attname)
-        values.append(value)
+    attnames, converters = _reading(model, tuple(names))
+    values = [
+        value if value is None or convert is None else convert(value, None, wrapper())
+        for convert, value in zip(converters, row, strict=True)
+    ]
     return model.from_db(wrapper().alias, attnames, values)
+
+
+@functools.cache
+def _reading(model: type[models.Model], names: tuple[str, ...]) -> tuple[list[str], list[Any]]:
+    """For columns ``names`` of ``model``: the fields' attribute names, and each field's
+    ``from_db_value`` (None where the value is taken as read)."""
+    by_column = {field.column: field for field in model._meta.concrete_fields}
+    fields = [by_column[name] for name in names]
+    return [f.attname for f in fields], [getattr(f, "from_db_value", None) for f in fields]
 
 
 @functools.cache
@@ -112,10 +124,11 @@ def save_fields(instance: models.Model, names: Sequence[str]) -> None:
 async def save_fields_async(
     conn: AsyncConnection, instance: models.Model, names: Sequence[str]
 ) -> None:
-    """``save_fields`` on an async connection."""
+    """``save_fields`` on an async connection. In pipeline mode the statement is only
+    queued (its count is not known before the commit): the row must be locked already."""
     async with conn.cursor() as cursor:
         await cursor.execute(*_update(instance, names))
-        if cursor.rowcount != 1:
+        if conn.pgconn.pipeline_status == pq.PipelineStatus.OFF and cursor.rowcount != 1:
             raise DatabaseError("Save with update_fields did not affect any rows.")
 
 

@@ -175,8 +175,9 @@ else:
             # 125 live tables a bare consumer's daphne used 21 % of a core on it, 11 % on
             # pub/sub, with p99 23 ms against 6 ms, make bench-load). What it gives up:
             # nothing waits in Redis for a socket that is not listening, and a socket
-            # that reconnects reads the whole table anyway.
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            # that reconnects reads the whole table anyway. core.layers decodes a message
+            # once for all the sockets of a process that take it.
+            "BACKEND": "core.layers.PubSubChannelLayer",
             "CONFIG": {
                 "hosts": [
                     {

@@ -40,13 +40,12 @@ async def hand_act_in_loop(
         return None
     now = now or timezone.now()
     async with adb.CONNECTIONS.transaction() as conn:
-        hand = await rows.hand_for_move_async(conn, hand_id)
+        hand, players = await rows.hand_for_move_async(conn, hand_id)
         if hand is None:
             return None  # hand_act says so, in its words
         require_in_play(hand)
         if hand.clock.flagged(to_instant(now)) is not None:
             return None  # hand_act applies the timeout first, and commits it
-        players = await rows.match_players_async(conn, hand.match_id)
         judged = judge_move(hand, players, move=move, version=version, user=user, now=now)
         if judged.after.outcome is not None:
             return None  # the hand ends: a letter, maybe the match and a tournament

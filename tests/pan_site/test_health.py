@@ -22,7 +22,7 @@ def test_healthz_is_green_on_postgres_and_redis(client):
     body = response.json()
     assert body["ok"] is True
     assert body["checks"]["database"]["backend"] == "postgresql"
-    assert body["checks"]["channel_layer"]["backend"] == "RedisPubSubChannelLayer"
+    assert body["checks"]["channel_layer"]["backend"] == "PubSubChannelLayer"
     assert body["checks"]["broker"]["backend"] == "redis"
 
 
