@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from games.engine import LETTERS, HandState
+from games.engine import LETTERS, HandState, Rules
 from games.engine.match import PAN
 from games.models import Hand, Match, MatchPlayer, RatingChange, Seat, Table, to_instant
 from games.ratings import rating_label
@@ -107,7 +107,16 @@ class TableSnapshot:
         so a later hand always stands after an earlier one whatever their versions."""
         return (self.hand.pk, self.hand.version) if self.hand is not None else (0, 0)
 
-    @property
+    @cached_property
+    def rules(self) -> Rules:
+        """The table's rules, parsed once for every viewer."""
+        return self.table.rules
+
+    @cached_property
+    def seats_taken(self) -> int:
+        return sum(1 for s in self.seats if not s.is_empty)
+
+    @cached_property
     def insiders(self) -> frozenset[int]:
         """Who sees this table otherwise than a spectator: its owner, whoever holds a
         seat, the players of its match (moderators too, but that is a permission)."""

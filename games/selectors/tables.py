@@ -6,11 +6,13 @@ sees only the engine's public view (RULES.md §10)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from accounts.models import User
@@ -112,6 +114,13 @@ def can_view_table(table: Table, user: User | None, invited_tables: list[int]) -
     )
 
 
+@functools.lru_cache(maxsize=512)
+def _card_view(code: str, language: str | None) -> CardView:
+    """A card of one's hand in words, made once per card and language (``language``: the
+    active one; a hand of eleven cards was eleven of them per viewer and move)."""
+    return CardView.of(code)
+
+
 def table_view(
     *,
     table: Table | None = None,
@@ -145,14 +154,15 @@ def table_view(
     if my_seat is not None and match is not None and hand is not None:
         players = [replace(p, is_me=True) if p.seat == my_seat else p for p in players]
         private = snapshot.state.private_view(my_seat)
-        my_cards = [CardView.of(c) for c in sorted(private["hand"], key=card_sort_key)]
+        language = translation.get_language()
+        my_cards = [_card_view(c, language) for c in sorted(private["hand"], key=card_sort_key)]
         playable, multi_moves, pickups = _group_moves(private["legal_moves"])
 
     table_open = table.status in (Table.Status.OPEN, Table.Status.FINISHED)
-    filled = sum(1 for s in seats if not s.is_empty)
+    filled = snapshot.seats_taken
     return TableView(
         table=table,
-        rules=table.rules,
+        rules=snapshot.rules,
         rules_lines=common.rules_lines,
         time_control=common.time_control,
         seats=seats,
