@@ -51,9 +51,21 @@ messages: install
 TEST_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
 	CELERY_QUEUE=pan-test CHANNELS_PREFIX=pan-test HTTPS=false DEBUG=false
 
+# The browser tests run beside the rest, in their own pytest process (Playwright's loop and
+# pytest-asyncio clash in one), on their own test database (tests/e2e/conftest.py), queue
+# and key prefix: each run leaves most of a core idle, and together they take the time
+# of the longer one. Their output follows the rest's.
+E2E_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+	CELERY_QUEUE=pan-e2e CHANNELS_PREFIX=pan-e2e HTTPS=false DEBUG=false
+
 test: lint
-	$(TEST_ENV) $(PY) -m pytest tests --ignore=tests/e2e -q
-	$(TEST_ENV) $(PY) -m pytest tests/e2e -q
+	@mkdir -p var
+	@$(E2E_ENV) $(PY) -m pytest tests/e2e -q > var/e2e.log 2>&1 & browser=$$!; \
+	trap 'kill $$browser 2>/dev/null' INT TERM; \
+	$(TEST_ENV) $(PY) -m pytest tests --ignore=tests/e2e -q; rest=$$?; \
+	wait $$browser; e2e=$$?; \
+	echo "--- the browser tests (tests/e2e, output kept in var/e2e.log) ---"; cat var/e2e.log; \
+	test $$rest -eq 0 -a $$e2e -eq 0
 
 bench-engine: install
 	$(PY) -m bench.bench_engine

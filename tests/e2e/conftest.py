@@ -63,6 +63,19 @@ class Site:
 
 
 @pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """The browser tests' own test database (``test_<name>_e2e``): `make test` runs them
+    beside the rest of the suite, which uses ``test_<name>``."""
+    from django.conf import settings
+
+    for db in settings.DATABASES.values():
+        if db["ENGINE"] == "django.db.backends.sqlite3":
+            continue
+        test = db.setdefault("TEST", {})
+        test["NAME"] = f"{test.get('NAME') or 'test_' + db['NAME']}_e2e"
+
+
+@pytest.fixture(scope="session")
 def site(django_db_setup, tmp_path_factory) -> Iterator[Site]:
     """daphne (HTTP + websockets) and a Celery worker on the test database."""
 
