@@ -454,6 +454,7 @@ def describe(run: LoadRun, cpu: str, what: str) -> list[str]:
     if run.first_latencies:
         first = latency_summary(run.first_latencies)
         lines.append(f"  {what}: until the first seat has the move: {first} ms")
+        lines.append(f"  {what}: p99 of each 5 s of play: {run.p99_by_period()} ms")
     if run.stopped_early:
         lines.append(f"  {what}: stopped early: {run.stopped_early}")
     lines += [f"  {what}: {line}" for line in run.errors.details()]

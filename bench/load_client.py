@@ -293,7 +293,9 @@ class Table:
             pending.arrived[seat.index] = now
             if len(pending.arrived) == len(self.seats):
                 arrivals = pending.arrived.values()
-                self.run.latencies.append((max(arrivals) - pending.sent) * 1000)
+                latency = (max(arrivals) - pending.sent) * 1000
+                self.run.latencies.append(latency)
+                self.run.timeline.append((pending.sent, latency))
                 self.run.first_latencies.append((min(arrivals) - pending.sent) * 1000)
                 self.pending = None
                 self.progress = now
@@ -376,6 +378,8 @@ class LoadRun:
         self.errors = Errors()
         self.latencies: list[float] = []  # a move until the last seat has it, in ms
         self.first_latencies: list[float] = []  # until the first seat has it
+        self.timeline: list[tuple[float, float]] = []  # (sent, latency in ms) of each move
+        self.began = 0.0  # when play began (monotonic)
         self.handshake_ms: list[float] = []
         self.loop_lag_ms: list[float] = []
         self.playing = False
@@ -426,7 +430,7 @@ class LoadRun:
     async def play(self, seconds: float, *, give_up: float = 20.0) -> None:
         """Play for ``seconds`` (stop early if no move got through in ``give_up``); then let
         the moves in flight arrive."""
-        began = time.monotonic()
+        began = self.began = time.monotonic()
         self.playing = True
         for table in self.tables:
             table.complete = all(seat.ws is not None for seat in table.seats)
@@ -478,6 +482,14 @@ class LoadRun:
 
     def playing_tables(self) -> int:
         return sum(1 for t in self.tables if t.complete)
+
+    def p99_by_period(self, seconds: float = 5.0) -> str:
+        """The p99 of the moves sent in each ``seconds`` of play, in order: whether the
+        tail is spread evenly or comes from a few bad moments (a pause, a burst)."""
+        periods: dict[int, list[float]] = {}
+        for sent, latency in self.timeline:
+            periods.setdefault(int((sent - self.began) // seconds), []).append(latency)
+        return " ".join(f"{quantile(periods[k], 0.99):.0f}" for k in sorted(periods))
 
     def handshakes(self) -> str:
         ms = self.handshake_ms
