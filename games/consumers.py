@@ -51,7 +51,7 @@ from games.commands import (
     Start,
 )
 from games.consumers_moderation import MODERATOR_HANDLERS, UserSocketMixin, user_is_banned
-from games.models import Table, to_instant
+from games.models import Hand, MatchPlayer, Table, to_instant
 
 logger = logging.getLogger(__name__)
 
@@ -239,6 +239,15 @@ class LiveTables:
         now = time.monotonic()
         self._frames[table_id] = (snapshot, now, now)
         return snapshot
+
+    def known(self, table_id: int) -> tuple[Hand, list[MatchPlayer], int] | None:
+        """The table's hand as this process last showed it, with its match's players and
+        the table's id: what a move is judged on without a read (``hand_act_in_loop``,
+        which writes it only if the row is still at the hand's version)."""
+        entry = self._frame(table_id)
+        if entry is None or entry[0].hand is None:
+            return None
+        return entry[0].hand, entry[0].match_players, table_id
 
     def _frame(self, table_id: int) -> tuple[selectors.TableSnapshot, float, float] | None:
         entry = self._frames.get(table_id)
@@ -546,6 +555,7 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
                     move=command.move(),
                     version=command.version,
                     user=self.user,
+                    known=LIVE.known(self.table_id),
                 )
             )
         # A socket that closes meanwhile does not cut a move between its commit and its

@@ -54,3 +54,26 @@ async def test_two_messages_each_reach_every_socket_in_order():
     finally:
         for channel in channels:
             await layer.group_discard(group, channel)
+
+
+async def test_a_publish_does_not_wait_for_a_subscription_or_another_publish_in_flight():
+    layer = get_channel_layer()
+    group = f"layers-{uuid.uuid4().hex}"
+    channel = await layer.new_channel()
+    await layer.group_add(group, channel)
+    shard = layer._get_shard(layer._get_group_channel_name(group))
+    try:
+        # A socket's subscription (or anything else that takes the Redis's lock) is on its
+        # way: a move's event goes out meanwhile, and many go out together.
+        async with shard._lock:
+            await asyncio.wait_for(layer.group_send(group, {"type": "a", "n": 0}), timeout=2)
+            await asyncio.wait_for(
+                asyncio.gather(
+                    *(layer.group_send(group, {"type": "a", "n": n}) for n in range(1, 21))
+                ),
+                timeout=5,
+            )
+        received = [await asyncio.wait_for(layer.receive(channel), timeout=5) for _ in range(21)]
+        assert sorted(m["n"] for m in received) == list(range(21))
+    finally:
+        await layer.group_discard(group, channel)
