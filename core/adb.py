@@ -27,7 +27,11 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from psycopg.pq import TransactionStatus
 
-POOL_SIZE = 4  # connections per event loop: a move holds one for about a millisecond
+# Connections per event loop. A move holds one for a round trip (services.live), but
+# under load a round trip waits on a busy core for tens of milliseconds now and then:
+# with 4, moves queued for a connection (make bench-load at 250 tables, one daphne: p99
+# 26 to 74 ms waiting for one, against 7 to 52 ms with 10).
+POOL_SIZE = 10
 
 
 @functools.cache
@@ -81,12 +85,19 @@ class AsyncConnections:
         the end. A move's BEGIN and two reads are one round trip, its two writes and the
         COMMIT another: each round trip is a wait in the loop, a reader added to and
         taken from it, and a few system calls."""
+        async with self.connection() as conn, conn.pipeline(), conn.transaction():
+            yield conn
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection]:
+        """A connection in autocommit (each statement its own transaction), for the
+        block. A connection that broke, or was left inside a transaction (cancelled
+        mid-statement), is closed, never given back."""
         pool = self._pool()
         async with pool.slots:
             conn = pool.free.pop() if pool.free else await self._open(pool)
             try:
-                async with conn.pipeline(), conn.transaction():
-                    yield conn
+                yield conn
             except BaseException:
                 if conn.closed or conn.broken:
                     pool.every.remove(conn)

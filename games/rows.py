@@ -23,7 +23,7 @@ from django.db.models import F
 from psycopg import AsyncConnection, pq
 
 from core.adb import wrapper
-from games.models import Hand, MatchPlayer
+from games.models import Action, Hand, MatchPlayer
 
 M = TypeVar("M", bound=models.Model)
 
@@ -170,3 +170,65 @@ async def insert_async(conn: AsyncConnection, instances: Sequence[models.Model])
     if instances:
         async with conn.cursor() as cursor:
             await cursor.execute(*_insert(instances))
+
+
+def players_key(players: Sequence[MatchPlayer]) -> str:
+    """Who sits where in a match, as ``_players_key_sql`` reads it from the database:
+    ``seat:user:bot level`` by seat (``concat_ws`` leaves out a missing user)."""
+    return ",".join(
+        ":".join(str(v) for v in (p.seat, p.user_id, p.bot_level) if v is not None)
+        for p in sorted(players, key=lambda p: p.seat)
+    )
+
+
+@functools.cache
+def _players_key_sql() -> str:
+    quote, meta = wrapper().ops.quote_name, MatchPlayer._meta
+    seat, user, bot, match = (
+        quote(meta.get_field(name).column) for name in ("seat", "user", "bot_level", "match")
+    )
+    return (
+        f"(SELECT string_agg(concat_ws(':', {seat}, {user}, {bot}), ',' ORDER BY {seat}) "
+        f"FROM {quote(meta.db_table)} WHERE {match} = %s)"
+    )
+
+
+@functools.cache
+def _move_sql(names: tuple[str, ...], actions: int) -> str:
+    quote = wrapper().ops.quote_name
+    update = _update_sql(Hand, names)
+    version = quote(Hand._meta.get_field("version").column)
+    insert = _insert_sql(Action, actions)
+    into, values = insert.split(" VALUES ", 1)
+    return (
+        f"WITH moved AS ({update} AND {version} = %s AND {_players_key_sql()} = %s "
+        f"RETURNING 1) {into} SELECT * FROM (VALUES {values}) AS new "
+        "WHERE EXISTS (SELECT 1 FROM moved)"
+    )
+
+
+async def move_if_unchanged_async(
+    conn: AsyncConnection,
+    hand: Hand,
+    names: Sequence[str],
+    actions: Sequence[Action],
+    *,
+    version: int,
+    players: Sequence[MatchPlayer],
+) -> bool:
+    """A move judged on a copy of the hand kept in memory, written in one statement (one
+    round trip, no transaction around it): ``names`` of ``hand`` and the new ``actions``,
+    only if the hand's row is still at ``version`` and its match's players still sit as
+    in ``players``. Whether it was written; if not, nothing was.
+
+    Every change to a hand moves its version on, so a row at ``version`` is the row the
+    move was judged on; a seat handed to a bot (who left) does not, hence the players.
+    A move made at the same moment waits on the row's lock, then finds the version
+    gone."""
+    _update_statement, params = _update(hand, names)
+    _insert_statement, inserted = _insert(actions)
+    sql = _move_sql(tuple(names), len(actions))
+    params = [*params, version, players[0].match_id, players_key(players), *inserted]
+    async with conn.cursor() as cursor:
+        await cursor.execute(sql, params)
+        return cursor.rowcount == len(actions)

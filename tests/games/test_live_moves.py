@@ -16,6 +16,7 @@ from core.errors import Refused
 from games import events, services
 from games.engine import Rules, move_to_json
 from games.models import Action, Hand
+from games.services import live
 from tests.factories import make_table
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.redis]
@@ -136,6 +137,132 @@ async def test_two_moves_at_once_land_once():
     refused = [r for r in results if isinstance(r, Refused)]
     assert len(landed) == 1 and len(refused) == 1
     # The second waited on the first's lock, then found the turn gone.
+    assert str(refused[0].message) == "It is not your turn."
+    row, actions = await fresh(hand)
+    assert row.version == 2 and len(actions) == 1
+
+
+# --- a move judged on the hand the process keeps (the live room's frame) -------------------
+
+
+@database_sync_to_async
+def known(hand: Hand) -> tuple[Hand, list, int]:
+    """What a daphne keeps of the table: the hand as last shown, its match's players."""
+    row = Hand.objects.select_related("match").get(pk=hand.pk)
+    return row, list(row.match.players.order_by("seat")), row.match.table_id
+
+
+async def test_a_move_judged_on_the_kept_hand_is_written_in_one_statement_as_the_locked_one():
+    hand, by_seat = await started()
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add(events.table_group(hand.match.table_id), channel)
+    mover_seat, move = hand.engine_state.to_move, first_legal(hand)
+    now = hand.turn_started_at + timedelta(seconds=7)
+    kept = await known(hand)
+    kept_state = kept[0].state
+    written = live.KNOWN.written
+
+    after = await services.hand_act_in_loop(
+        hand_id=hand.pk, move=move, version=1, user=by_seat[mover_seat], now=now, known=kept
+    )
+
+    assert live.KNOWN.written == written + 1
+    assert kept[0].version == 1 and kept[0].state == kept_state  # the kept copy unchanged
+    row, actions = await fresh(hand)
+    assert after is not None and row.version == after.version == 2
+    assert row.state == after.state and row.engine_state.to_move != mover_seat
+    assert [(a.index, a.seat, a.move, a.time_used_ms) for a in actions] == [
+        (0, mover_seat, move, 7000)
+    ]
+    assert row.clock_ms[mover_seat] == 600_000 - 7000 + hand.increment_ms
+    assert row.turn_started_at == now
+    assert row.deadline == now + timedelta(milliseconds=row.clock_ms[1 - mover_seat])
+    event = await asyncio.wait_for(layer.receive(channel), 5)
+    assert (event["hand"], event["version"], event["change"]["state"]) == (hand.pk, 2, row.state)
+
+
+async def test_a_kept_copy_behind_the_page_is_not_used_and_the_locked_move_lands():
+    hand, by_seat = await started()
+    kept = await known(hand)  # version 1
+    first = by_seat[hand.engine_state.to_move]
+    await services.hand_act_in_loop(hand_id=hand.pk, move=first_legal(hand), version=1, user=first)
+    row, _actions = await fresh(hand)
+    tried = (live.KNOWN.written, live.KNOWN.missed)
+
+    # The page shows version 2; this process still holds version 1.
+    after = await services.hand_act_in_loop(
+        hand_id=hand.pk,
+        move=first_legal(row),
+        version=2,
+        user=by_seat[row.engine_state.to_move],
+        known=kept,
+    )
+
+    assert (live.KNOWN.written, live.KNOWN.missed) == tried  # judged on the row instead
+    assert after is not None and after.version == 3
+    row, actions = await fresh(hand)
+    assert row.version == 3 and [a.index for a in actions] == [0, 1]
+
+
+async def test_a_kept_copy_the_row_has_left_writes_nothing():
+    hand, by_seat = await started()
+    kept = await known(hand)
+    mover = by_seat[hand.engine_state.to_move]
+    move = first_legal(hand)
+    # Another process made the move; this one still holds version 1.
+    await services.hand_act_in_loop(hand_id=hand.pk, move=move, version=1, user=mover)
+    missed = live.KNOWN.missed
+
+    with pytest.raises(Refused) as refused:
+        await services.hand_act_in_loop(
+            hand_id=hand.pk, move=move, version=1, user=mover, known=kept
+        )
+
+    assert live.KNOWN.missed == missed + 1  # written by nobody: the version had gone
+    assert str(refused.value.message) == "It is not your turn."
+    row, actions = await fresh(hand)
+    assert row.version == 2 and len(actions) == 1
+
+
+async def test_a_seat_handed_to_a_bot_since_the_copy_was_kept_writes_nothing():
+    hand, by_seat = await started()
+    kept = await known(hand)
+    mover = by_seat[hand.engine_state.to_move]
+
+    @database_sync_to_async
+    def hand_his_seat_to_a_bot() -> None:  # as a player who leaves mid-match does
+        hand.match.players.filter(user=mover).update(bot_level="greedy")
+
+    await hand_his_seat_to_a_bot()
+    missed = live.KNOWN.missed
+
+    with pytest.raises(Refused) as refused:
+        await services.hand_act_in_loop(
+            hand_id=hand.pk, move=first_legal(hand), version=1, user=mover, known=kept
+        )
+
+    assert live.KNOWN.missed == missed + 1
+    assert str(refused.value.message) == "A bot plays your former seat now."
+    row, actions = await fresh(hand)
+    assert (row.version, actions) == (1, [])
+
+
+async def test_two_moves_on_one_kept_copy_at_once_land_once():
+    hand, by_seat = await started()
+    mover = by_seat[hand.engine_state.to_move]
+    move, now = first_legal(hand), timezone.now()
+    kept = await known(hand)
+
+    def one() -> asyncio.Future:
+        return services.hand_act_in_loop(
+            hand_id=hand.pk, move=move, version=1, user=mover, now=now, known=kept
+        )
+
+    results = await asyncio.gather(one(), one(), return_exceptions=True)
+    landed = [r for r in results if isinstance(r, Hand)]
+    refused = [r for r in results if isinstance(r, Refused)]
+    assert len(landed) == 1 and len(refused) == 1
     assert str(refused[0].message) == "It is not your turn."
     row, actions = await fresh(hand)
     assert row.version == 2 and len(actions) == 1
