@@ -103,7 +103,9 @@ async def _act_on_known(
     has moved on: then nothing was written."""
     if known.pk != hand_id or known.version != version or not players:
         return None
-    if known.is_over or known.deadline is None or known.clock.flagged(to_instant(now)):
+    if known.is_over or known.deadline is None:
+        return None
+    if known.clock.flagged(to_instant(now)) is not None:  # seat 0 is a seat too
         return None
     hand = copy.copy(known)  # the frame stays as it was for whoever holds it
     try:

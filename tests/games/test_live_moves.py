@@ -182,6 +182,26 @@ async def test_a_move_judged_on_the_kept_hand_is_written_in_one_statement_as_the
     assert (event["hand"], event["version"], event["change"]["state"]) == (hand.pk, 2, row.state)
 
 
+async def test_a_clock_run_out_on_the_kept_copy_is_left_to_hand_act_whichever_seat_it_is():
+    for _attempt in range(20):  # a deal where seat 0 leads: its flag is seat number 0
+        hand, by_seat = await started()
+        if hand.engine_state.to_move == 0:
+            break
+    assert hand.engine_state.to_move == 0
+    kept = await known(hand)
+    tried = (live.KNOWN.written, live.KNOWN.missed)
+    late = hand.deadline + timedelta(seconds=1)
+
+    after = await services.hand_act_in_loop(
+        hand_id=hand.pk, move=first_legal(hand), version=1, user=by_seat[0], now=late, known=kept
+    )
+
+    assert after is None  # hand_act applies the timeout first
+    assert (live.KNOWN.written, live.KNOWN.missed) == tried
+    row, actions = await fresh(hand)
+    assert (row.version, actions) == (1, [])
+
+
 async def test_a_kept_copy_behind_the_page_is_not_used_and_the_locked_move_lands():
     hand, by_seat = await started()
     kept = await known(hand)  # version 1
