@@ -146,14 +146,17 @@ def start_workers(stack: ExitStack, logs: Path) -> list[Server]:
 def start_daphnes(
     stack: ExitStack, count: int, *, logs: Path, name: str, baseline: bool = False
 ) -> list[Server]:
-    """``count`` daphne processes of the site (or of the bare baseline) on free ports."""
+    """``count`` daphne processes of the site (or of the bare baseline) on free ports, with
+    the options ``manage.py serve`` gives the site's."""
+    from pan_site.management.commands.serve import DAPHNE_OPTIONS
+
     app = "bench.baseline_asgi:application" if baseline else "pan_site.asgi:application"
     env = base_env(DJANGO_SETTINGS_MODULE="bench.baseline_settings") if baseline else base_env()
     servers = []
     for i in range(count):
         port = free_port()
         log = logs / f"{name}-{i + 1}-{port}.log"
-        args = [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), app]
+        args = [str(VENV_BIN / "daphne"), *DAPHNE_OPTIONS, "-b", "127.0.0.1", "-p", str(port), app]
         proc = stack.enter_context(running(args, env=env, log=log))
         wait_for_port(port, proc=proc, log=log, timeout=60)
         servers.append(Server(f"{name}{i + 1}", port, proc))

@@ -14,6 +14,18 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from pan_site.embedded import start_embedded_worker
 
+# daphne as the site runs it (make bench-load starts its servers with these too).
+DAPHNE_OPTIONS = [
+    # A storm of connects may queue handshakes for a few seconds; dropping them at
+    # daphne's 5 s default only brings the same sockets back.
+    "--websocket_connect_timeout",
+    "20",
+    # Leaving sockets clean up their groups and presence; under a close storm daphne's
+    # 10 s default cut those handlers short.
+    "--application-close-timeout",
+    "30",
+]
+
 
 class Command(BaseCommand):
     help = "Serve the site with daphne; in embedded mode also run the Celery worker and beat."
@@ -35,14 +47,7 @@ class Command(BaseCommand):
                 host,
                 "--port",
                 str(port),
-                # A storm of connects may queue handshakes for a few seconds; dropping
-                # them at daphne's 5 s default only brings the same sockets back.
-                "--websocket_connect_timeout",
-                "20",
-                # Leaving sockets clean up their groups and presence; under a close
-                # storm daphne's 10 s default cut those handlers short.
-                "--application-close-timeout",
-                "30",
+                *DAPHNE_OPTIONS,
                 settings.ASGI_APPLICATION.replace(".application", ":application"),
             ]
         )
