@@ -42,6 +42,13 @@ def first_legal(hand: Hand) -> dict:
     return move_to_json(hand.engine_state.legal_moves()[0])
 
 
+@database_sync_to_async
+def known(hand: Hand) -> tuple[Hand, list, int]:
+    """What a daphne keeps of the table: the hand as last shown, its match's players."""
+    row = Hand.objects.select_related("match").get(pk=hand.pk)
+    return row, list(row.match.players.order_by("seat")), row.match.table_id
+
+
 async def test_a_move_in_the_loop_is_recorded_and_announced_as_hand_act_does_it():
     hand, by_seat = await started()
     layer = get_channel_layer()
@@ -124,32 +131,30 @@ async def test_what_reaches_beyond_the_hand_is_left_to_hand_act():
     assert ended.outcome is not None and ended.version == row.version + 1
 
 
-async def test_two_moves_at_once_land_once():
+@pytest.mark.parametrize("kept", [False, True], ids=["read", "kept copy"])
+async def test_two_moves_at_once_land_once(kept: bool):
     hand, by_seat = await started()
     mover = by_seat[hand.engine_state.to_move]
     move, now = first_legal(hand), timezone.now()
+    copy = await known(hand) if kept else None
 
     def one() -> asyncio.Future:
-        return services.hand_act_in_loop(hand_id=hand.pk, move=move, version=1, user=mover, now=now)
+        return services.hand_act_in_loop(
+            hand_id=hand.pk, move=move, version=1, user=mover, now=now, known=copy
+        )
 
     results = await asyncio.gather(one(), one(), return_exceptions=True)
     landed = [r for r in results if isinstance(r, Hand)]
     refused = [r for r in results if isinstance(r, Refused)]
     assert len(landed) == 1 and len(refused) == 1
-    # The second waited on the first's lock, then found the turn gone.
+    # The second waited on the first's lock, then found the turn gone (a kept copy's
+    # statement found the version gone, and the locked path said why).
     assert str(refused[0].message) == "It is not your turn."
     row, actions = await fresh(hand)
     assert row.version == 2 and len(actions) == 1
 
 
 # --- a move judged on the hand the process keeps (the live room's frame) -------------------
-
-
-@database_sync_to_async
-def known(hand: Hand) -> tuple[Hand, list, int]:
-    """What a daphne keeps of the table: the hand as last shown, its match's players."""
-    row = Hand.objects.select_related("match").get(pk=hand.pk)
-    return row, list(row.match.players.order_by("seat")), row.match.table_id
 
 
 async def test_a_move_judged_on_the_kept_hand_is_written_in_one_statement_as_the_locked_one():
@@ -266,23 +271,3 @@ async def test_a_seat_handed_to_a_bot_since_the_copy_was_kept_writes_nothing():
     assert str(refused.value.message) == "A bot plays your former seat now."
     row, actions = await fresh(hand)
     assert (row.version, actions) == (1, [])
-
-
-async def test_two_moves_on_one_kept_copy_at_once_land_once():
-    hand, by_seat = await started()
-    mover = by_seat[hand.engine_state.to_move]
-    move, now = first_legal(hand), timezone.now()
-    kept = await known(hand)
-
-    def one() -> asyncio.Future:
-        return services.hand_act_in_loop(
-            hand_id=hand.pk, move=move, version=1, user=mover, now=now, known=kept
-        )
-
-    results = await asyncio.gather(one(), one(), return_exceptions=True)
-    landed = [r for r in results if isinstance(r, Hand)]
-    refused = [r for r in results if isinstance(r, Refused)]
-    assert len(landed) == 1 and len(refused) == 1
-    assert str(refused[0].message) == "It is not your turn."
-    row, actions = await fresh(hand)
-    assert row.version == 2 and len(actions) == 1
