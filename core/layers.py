@@ -14,11 +14,19 @@ publish before it and for the subscriptions of sockets that were opening. At 250
 on one daphne the moves that took longest spent 24 ms on average publishing (make
 bench-load). A publish needs no lock: the client takes a connection of its own from
 the pool for it; the lock still orders the subscriptions, which share one connection.
+
+A group's message reaches the group's sockets in the process that sends it at once,
+not on its way back from Redis: the move's own process (every socket of its table, on
+one daphne or where a proxy routes by table) skipped a Redis round trip and two turns
+of the event loop per event. Redis still carries it to the other processes, marked with
+the sending layer's origin, which that layer's receiver skips.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import uuid
 from collections import OrderedDict
 from typing import Any
 
@@ -27,16 +35,77 @@ from channels_redis.pubsub import (
     RedisPubSubLoopLayer,
     RedisSingleShardConnection,
 )
+from channels_redis.utils import _wrap_close
+
+logger = logging.getLogger(__name__)
 
 RECENT = 64  # messages whose decoding is kept: every socket takes one within moments
+# Starts a group message sent with its origin: 0xC1 is never the first byte of msgpack.
+ORIGIN_MARK = b"\xc1"
+ORIGIN_SIZE = 16
+
+
+_UNSUBSCRIBING: set[asyncio.Future] = set()
+
+
+def _unsubscribed(task: asyncio.Future) -> None:
+    _UNSUBSCRIBING.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        logger.warning("unsubscribing a closed socket's channel failed: %r", task.exception())
 
 
 class _Shard(RedisSingleShardConnection):
-    """One Redis: publishes side by side, each on a connection of the pool."""
+    """One Redis: publishes side by side, each on a connection of the pool; a group's
+    message from this layer itself is skipped (its sockets had it when it was sent)."""
+
+    channel_layer: _LoopLayer
 
     async def publish(self, channel: str, message: bytes) -> None:
         self._ensure_redis()
         await self._redis.publish(channel, message)
+
+    def _receive_message(self, message: dict[str, Any] | None) -> None:
+        if message is not None:
+            data = message["data"]
+            if data[:1] == ORIGIN_MARK:
+                if data[1 : 1 + ORIGIN_SIZE] == self.channel_layer.origin:
+                    return
+                message = {**message, "data": data[1 + ORIGIN_SIZE :]}
+        super()._receive_message(message)
+
+
+class _LoopLayer(RedisPubSubLoopLayer):
+    """The pub/sub layer of one event loop, handing a group's message to its own
+    sockets of the group directly."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.origin = uuid.uuid4().bytes
+        self._shards = [_Shard(shard.host, self) for shard in self._shards]
+
+    def inbox(self, channel: str) -> asyncio.Queue:
+        """The queue of ``channel``'s messages (serialized), for a consumer that takes
+        them itself (``games.consumers.LimitedSocketMixin``)."""
+        return self.channels[channel]
+
+    def drop_channel(self, channel: str) -> None:
+        """``channel``'s consumer is gone: forget its queue and unsubscribe, in the
+        background (a closing socket does not wait for Redis, nor fails on it)."""
+        if self.channels.pop(channel, None) is None:
+            return
+        task = asyncio.ensure_future(self._get_shard(channel).unsubscribe(channel))
+        _UNSUBSCRIBING.add(task)
+        task.add_done_callback(_unsubscribed)
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        group_channel = self._get_group_channel_name(group)
+        data = self.channel_layer.serialize(message)
+        for name in self.groups.get(group_channel, ()):
+            queue = self.channels.get(name)
+            if queue is not None:
+                queue.put_nowait(data)  # the same bytes: decoded once for them all
+        shard = self._get_shard(group_channel)
+        await shard.publish(group_channel, ORIGIN_MARK + self.origin + data)
 
 
 class PubSubChannelLayer(RedisPubSubChannelLayer):
@@ -50,11 +119,12 @@ class PubSubChannelLayer(RedisPubSubChannelLayer):
         self.decodings = 0
 
     def _get_layer(self) -> RedisPubSubLoopLayer:
-        """The layer of the running event loop, its Redis connections ours (``_Shard``)."""
-        fresh = asyncio.get_running_loop() not in self._layers
-        layer = super()._get_layer()
-        if fresh:
-            layer._shards = [_Shard(shard.host, layer) for shard in layer._shards]
+        """The layer of the running event loop (``_LoopLayer``)."""
+        loop = asyncio.get_running_loop()
+        layer = self._layers.get(loop)
+        if layer is None:
+            layer = self._layers[loop] = _LoopLayer(*self._args, **self._kwargs, channel_layer=self)
+            _wrap_close(self, loop)
         return layer
 
     def deserialize(self, message: bytes) -> dict[str, Any]:

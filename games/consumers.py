@@ -27,13 +27,16 @@ from typing import Any, Generic, TypeVar
 
 from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.utils import timezone, translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.layers import PubSubChannelLayer
 from games import commands, events, renderers, selectors, services
 from games.commands import (
     AddBot,
@@ -168,35 +171,50 @@ class LiveTables:
             return await self.fresh(table_id, since=time.monotonic() if since is None else since)
         task = self._snapshots.get(table_id, event)
         if task is None:
-            task = asyncio.ensure_future(self._build(table_id, hand_id, version, change))
+            # A move's change applied to the frame here and now: no task, no turn of the
+            # loop between the event and its render (one turn is milliseconds under load).
+            applied = self._apply(table_id, hand_id, version, change)
+            if applied is not None:
+                task = asyncio.get_running_loop().create_future()
+                task.set_result(applied)
+                self._snapshots.put(table_id, event, task)
+                return applied
+            entry = self._frame(table_id) if hand_id is not None else None
+            frame = entry[0] if entry is not None else None
+            task = asyncio.ensure_future(self._read(table_id, hand_id, frame))
             self._snapshots.put(table_id, event, task)
         else:
             self.hits += 1
         return await asyncio.shield(task)  # a socket that closes does not cancel the read
 
-    async def _build(
+    def _apply(
         self,
         table_id: int,
         hand_id: int | None,
         version: int | None,
         change: dict[str, Any] | None,
-    ) -> selectors.TableSnapshot:
-        entry = self._frame(table_id) if hand_id is not None else None
-        if entry is not None and change is not None and version is not None:
-            frame, read_at, presence_at = entry
-            snapshot = selectors.snapshot_after_change(
-                frame, hand_id=hand_id, version=version, change=change
-            )
-            if snapshot is not None:
-                self.applied += 1
-                self._frames[table_id] = (snapshot, read_at, presence_at)
-                if time.monotonic() - presence_at > self.presence_ttl:
-                    self._frames[table_id] = (snapshot, read_at, time.monotonic())
-                    refresh = asyncio.ensure_future(self._refresh_presence(table_id, snapshot))
-                    self._background.add(refresh)
-                    refresh.add_done_callback(self._background.discard)
-                return snapshot
-        return await self._read(table_id, hand_id, entry[0] if entry is not None else None)
+    ) -> selectors.TableSnapshot | None:
+        """The table after ``change``, from the frame; None when the frame cannot take it
+        (the table is then read)."""
+        if hand_id is None or change is None or version is None:
+            return None
+        entry = self._frame(table_id)
+        if entry is None:
+            return None
+        frame, read_at, presence_at = entry
+        snapshot = selectors.snapshot_after_change(
+            frame, hand_id=hand_id, version=version, change=change
+        )
+        if snapshot is None:
+            return None
+        self.applied += 1
+        self._frames[table_id] = (snapshot, read_at, presence_at)
+        if time.monotonic() - presence_at > self.presence_ttl:
+            self._frames[table_id] = (snapshot, read_at, time.monotonic())
+            refresh = asyncio.ensure_future(self._refresh_presence(table_id, snapshot))
+            self._background.add(refresh)
+            refresh.add_done_callback(self._background.discard)
+        return snapshot
 
     async def fresh(self, table_id: int, *, since: float) -> selectors.TableSnapshot:
         """A read of the whole table that started after ``since`` (a monotonic time).
@@ -393,9 +411,64 @@ def connection_allowed(scope: dict[str, Any]) -> bool:
         return True
 
 
+class _Frame:
+    """A message from the websocket, in the queue of the channel layer's messages."""
+
+    __slots__ = ("error", "message")
+
+    def __init__(self, message: dict[str, Any] | None, error: BaseException | None = None) -> None:
+        self.message, self.error = message, error
+
+
+async def _pump(receive: Callable[[], Any], inbox: asyncio.Queue) -> None:
+    """The websocket's messages into ``inbox``, as they come."""
+    while True:
+        try:
+            message = await receive()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:  # the consumer raises it, as Channels' loop would
+            inbox.put_nowait(_Frame(None, error))
+            return
+        inbox.put_nowait(_Frame(message))
+
+
 class LimitedSocketMixin:
     """Caps a user's sockets open at once and the frames each socket may send; and
-    dispatches without Channels' thread hop per message."""
+    dispatches without Channels' thread hop per message, from one queue.
+
+    Channels' consumer waits on two tasks, the websocket's next message and the channel
+    layer's: a message that came in woke its task, whose end woke ``asyncio.wait``,
+    which woke the consumer, three turns of the event loop (milliseconds each when 250
+    tables play). Here the websocket's messages are put in the queue the channel layer
+    puts the group's messages in (``core.layers``), and the consumer waits on that one
+    queue: a group's message wakes it in one turn.
+    """
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        layer = get_channel_layer(self.channel_layer_alias)
+        if not isinstance(layer, PubSubChannelLayer):  # embedded mode: Channels' own loop
+            await super().__call__(scope, receive, send)
+            return
+        self.scope, self.channel_layer, self.base_send = scope, layer, send
+        self.channel_name = await layer.new_channel()
+        inbox = layer.inbox(self.channel_name)
+        pump = asyncio.ensure_future(_pump(receive, inbox))
+        try:
+            while True:
+                item = await inbox.get()
+                if isinstance(item, _Frame):
+                    if item.error is not None:
+                        raise item.error
+                    message = item.message
+                else:
+                    message = layer.deserialize(item)
+                await self.dispatch(message)
+        except StopConsumer:
+            pass
+        finally:
+            pump.cancel()
+            layer.drop_channel(self.channel_name)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels closes stale database connections before every message, in a thread

@@ -77,3 +77,41 @@ async def test_a_publish_does_not_wait_for_a_subscription_or_another_publish_in_
         assert sorted(m["n"] for m in received) == list(range(21))
     finally:
         await layer.group_discard(group, channel)
+
+
+async def test_a_group_message_reaches_each_process_once_its_own_without_redis():
+    """Two daphnes (two layers on the same Redis): the sender's sockets have the message
+    as it is sent, the other's through Redis, and nobody has it twice."""
+    from django.conf import settings
+
+    config = settings.CHANNEL_LAYERS["default"]["CONFIG"]
+    here, there = get_channel_layer(), PubSubChannelLayer(**config)
+    group = f"layers-{uuid.uuid4().hex}"
+    mine, theirs = await here.new_channel(), await there.new_channel()
+    await here.group_add(group, mine)
+    await there.group_add(group, theirs)
+    try:
+        sending = asyncio.ensure_future(here.group_send(group, {"type": "a", "n": 1}))
+        await asyncio.sleep(0)  # one step of the send: no answer from Redis yet
+        assert here._get_layer().channels[mine].qsize() == 1
+        await sending
+        for n, layer in ((2, there), (3, here)):
+            await layer.group_send(group, {"type": "a", "n": n})
+        for layer, channel in ((here, mine), (there, theirs)):
+            await _settled(layer)
+            queue = layer._get_layer().channels[channel]
+            assert queue.qsize() == 3  # no message twice
+            got = [await asyncio.wait_for(layer.receive(channel), timeout=5) for _ in range(3)]
+            assert sorted(m["n"] for m in got) == [1, 2, 3]
+    finally:
+        await here.group_discard(group, mine)
+        await there.group_discard(group, theirs)
+        await there.flush()
+
+
+async def _settled(layer: PubSubChannelLayer) -> None:
+    """A round trip through Redis: whatever Redis sent this layer before has arrived (one
+    connection carries all its subscriptions, in order)."""
+    probe = await layer.new_channel()
+    await layer.send(probe, {"type": "probe"})
+    assert (await asyncio.wait_for(layer.receive(probe), timeout=5))["type"] == "probe"

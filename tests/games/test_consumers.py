@@ -13,7 +13,7 @@ from channels.db import database_sync_to_async
 from django.core.cache import cache
 
 from accounts.models import User
-from games import consumers, selectors, services
+from games import consumers, events, selectors, services
 from games.consumers import CLOSE_LIMITED, COMMAND_BURST, FLOOD_CLOSE, LIVE, SOCKETS_PER_USER
 from games.engine import HandState, card_label
 from games.models import Hand, Table
@@ -546,3 +546,28 @@ async def test_too_many_commands_is_said_in_the_viewers_language(saved, browser,
     notice = (await frames_until(ws, 'id="notice"'))[-1]
     assert expected in notice
     await ws.disconnect()
+
+
+async def test_a_closed_socket_leaves_no_subscription_behind():
+    """A table's socket takes its group's messages and its own from one queue
+    (LimitedSocketMixin); closed, Redis no longer sends it anything."""
+    from channels.layers import get_channel_layer
+
+    table = await database_sync_to_async(make_table)(players=1)
+    layer = get_channel_layer()
+    loop_layer = layer._get_layer()
+    before = set(loop_layer.channels)
+    ws = await connect(f"/ws/tables/{table.pk}/", None)
+    await frames_until(ws, 'id="my-hand"')
+    (mine,) = set(loop_layer.channels) - before
+    group = layer._get_group_channel_name(events.table_group(table.pk))
+    assert mine in loop_layer.groups.get(group, set())
+    redis = loop_layer._get_shard(mine)._redis
+    assert (await redis.pubsub_numsub(mine))[0][1] == 1
+    await ws.disconnect()
+    assert mine not in loop_layer.channels
+    for _ in range(100):  # unsubscribing goes on in the background
+        if (await redis.pubsub_numsub(mine, group))[0][1] == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert [n for _, n in await redis.pubsub_numsub(mine, group)] == [0, 0]
