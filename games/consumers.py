@@ -22,7 +22,6 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
 from channels.consumer import get_handler_name
@@ -288,7 +287,7 @@ class LiveTables:
         entry = self._frames.get(table_id)
         if entry is not None:
             frame, read_at, presence_at = entry
-            self._frames[table_id] = (replace(frame, presence=presence), read_at, presence_at)
+            self._frames[table_id] = (frame.evolve(presence=presence), read_at, presence_at)
 
     def presence_seen(self, table_id: int, user_id: int, *, connected: bool) -> None:
         """A player's socket came or went: the frame shows it from now on."""
@@ -300,7 +299,7 @@ class LiveTables:
             return
         lag = snapshot.presence[user_id][1] if connected else None
         presence = {**snapshot.presence, user_id: (connected, lag)}
-        self._frames[table_id] = (replace(snapshot, presence=presence), read_at, presence_at)
+        self._frames[table_id] = (snapshot.evolve(presence=presence), read_at, presence_at)
 
     def shared(self, key: tuple, render: Callable[[], str]) -> str:
         """A fragment rendered once for every viewer who sees it alike (``key``: the table

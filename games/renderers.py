@@ -21,6 +21,7 @@ from django.utils.html import format_html
 from accounts.models import User
 from games import selectors
 from games.models import Table
+from games.templatetags import pan
 
 # What a move changes, the same for every viewer (the owner's start and rematch buttons
 # aside): render once per kind of view and share.
@@ -52,8 +53,14 @@ def table_fragments(view: selectors.TableView) -> str:
 
 
 def hand_fragments(view: selectors.TableView) -> str:
-    """The parts a move changes that every viewer sees alike."""
-    return status_fragment(view) + _partials(view, HAND_PARTIALS[1:])
+    """The parts a move changes that every viewer sees alike (``HAND_PARTIALS``: the
+    partials draw the last three with these tags)."""
+    return (
+        status_fragment(view)
+        + pan.players_section(view, oob=True)
+        + pan.pile_section(view, oob=True)
+        + pan.log_section(view, oob=True)
+    )
 
 
 # The status of a hand in play changes with a move only in its version: drawn once per
@@ -95,7 +102,7 @@ def status_fragment(view: selectors.TableView) -> str:
 
 def my_hand_fragment(view: selectors.TableView) -> str:
     """One's own hand and moves (a spectator's is empty)."""
-    return _partials(view, ("myhand",))
+    return pan.my_hand_section(view, oob=True)
 
 
 def seats_fragment(view: selectors.TableView) -> str:

@@ -572,6 +572,11 @@ class HandState(_Slots):
         """Every action so far, oldest first, with the automatic final play if any."""
         return tuple(_hist_to_entries(self._hist))
 
+    def recent_history(self, limit: int) -> tuple[HistoryEntry, ...]:
+        """The last ``limit`` entries of ``history``, oldest first, without building the
+        others (a table shows the latest few after every move)."""
+        return tuple(_hist_to_entries(self._hist, limit=limit))
+
     @property
     def history_length(self) -> int:
         """``len(history)``, without building the entries."""

@@ -3,9 +3,11 @@ time control, an action of the log and a hand's outcome, a bot, a rating change.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games.engine import PROFILES, Reason, Rules, card_label, parse_card
@@ -34,11 +36,18 @@ class CardView:
         return cls(code, card_label(code), rank, suit, suit in "HD")
 
 
+@functools.lru_cache(maxsize=512)
+def card_view(code: str, language: str | None) -> CardView:
+    """A card in words, made once per card and ``language`` (the active one: a table's
+    cards were a dozen of them per viewer and move)."""
+    return CardView.of(code)
+
+
 def card_sort_key(code: str) -> tuple[int, int]:
     return parse_card(code), SUIT_ORDER[code[-1]]
 
 
-def cards_in_words(codes: list[str]) -> str:
+def cards_in_words(codes: list[str] | tuple[str, ...]) -> str:
     return " ".join(card_label(c) if not c.startswith("X") else _("Joker") for c in codes)
 
 
@@ -102,22 +111,36 @@ def time_control_label(base_seconds: int, increment_seconds: int) -> str:
 # --- what happened -----------------------------------------------------------------------
 
 
-def describe_action(entry: dict[str, Any], names: dict[int, str]) -> str:
-    """One line of the action log in words: 'Ola picked up K♠ Q♦ Q♣'."""
-    name = names.get(entry["seat"], "?")
-    if entry["type"] == "pickup":
-        return _("%(name)s picked up %(cards)s") % {
-            "name": name,
-            "cards": cards_in_words(entry["cards"]),
-        }
-    if entry["type"] == "timeout":
+def describe_action(
+    entry: dict[str, Any], names: dict[int, str], *, language: str | None = None
+) -> str:
+    """One line of the action log in words: 'Ola picked up K♠ Q♦ Q♣' (``language``: the
+    active one, when the caller has it at hand)."""
+    return _action_line(
+        language or translation.get_language(),
+        names.get(entry["seat"], "?"),
+        entry["type"],
+        tuple(entry.get("cards", ())),
+        bool(entry.get("auto")),
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _action_line(
+    language: str | None, name: str, kind: str, cards: tuple[str, ...], auto: bool
+) -> str:
+    """``describe_action``'s words, made once per line and language: a table shows its
+    last few actions after every move, all but one of them the same as before."""
+    if kind == "pickup":
+        return _("%(name)s picked up %(cards)s") % {"name": name, "cards": cards_in_words(cards)}
+    if kind == "timeout":
         return _("%(name)s ran out of time") % {"name": name}
-    if entry.get("auto"):
+    if auto:
         return _("%(name)s finished with %(cards)s") % {
             "name": name,
-            "cards": cards_in_words(entry["cards"]),
+            "cards": cards_in_words(cards),
         }
-    return _("%(name)s played %(cards)s") % {"name": name, "cards": cards_in_words(entry["cards"])}
+    return _("%(name)s played %(cards)s") % {"name": name, "cards": cards_in_words(cards)}
 
 
 def describe_outcome(outcome: dict[str, Any], names: dict[int, str]) -> str:

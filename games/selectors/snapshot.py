@@ -21,6 +21,7 @@ from games.models import Hand, Match, MatchPlayer, RatingChange, Seat, Table, to
 from games.ratings import rating_label
 from games.selectors.labels import (
     CardView,
+    card_view,
     describe_action,
     describe_outcome,
     rating_delta,
@@ -93,6 +94,32 @@ class TableSnapshot:
     def _common_views(self) -> dict[str, CommonView]:
         return {}
 
+    @cached_property
+    def _settled_views(self) -> dict[str, Settled]:
+        return {}
+
+    def settled(self) -> Settled:
+        """What the table shows alike through its hand, in the active language (built
+        once per language, and carried to the snapshots after a move: ``evolve``)."""
+        language = translation.get_language() or ""
+        settled = self._settled_views.get(language)
+        if settled is None:
+            settled = self._settled_views[language] = _settled(self)
+        return settled
+
+    def evolve(self, **changes: Any) -> TableSnapshot:
+        """This snapshot with another state of its match's hand, presence or time: what
+        depends on none of them (the rules, who sits, the words of what is settled) is
+        carried over rather than built again at every move."""
+        unknown = set(changes) - _EVOLVING
+        if unknown:
+            raise ValueError(f"a snapshot evolves in {sorted(_EVOLVING)}, not {sorted(unknown)}")
+        evolved = replace(self, **changes)
+        for name in _CARRIED:
+            if name in self.__dict__:
+                evolved.__dict__[name] = self.__dict__[name]
+        return evolved
+
     def common_view(self) -> CommonView:
         """What every viewer sees alike, in the active language (built once per language)."""
         language = translation.get_language() or ""
@@ -127,6 +154,11 @@ class TableSnapshot:
         )
 
 
+# What a snapshot's ``evolve`` may change, and the cached parts that survive it.
+_EVOLVING = frozenset({"hand", "state", "presence", "taken_at"})
+_CARRIED = ("rules", "seats_taken", "insiders", "_settled_views")
+
+
 def table_snapshot(
     *,
     table_id: int,
@@ -148,8 +180,7 @@ def table_snapshot(
             pk=hand_id, match_id=frame.match.pk, outcome__isnull=True
         ).first()
         if hand is not None:
-            return replace(
-                frame,
+            return frame.evolve(
                 hand=hand,
                 state=hand.engine_state,
                 presence=table_presence(frame.table, frame.match_players),
@@ -191,7 +222,7 @@ def snapshot_after_change(
         return None
     now = now or timezone.now()
     if hand.version == version:
-        return replace(frame, taken_at=now)
+        return frame.evolve(taken_at=now)
     if hand.version != version - 1:
         return None
     hand = copy.copy(hand)  # the frame stays as it was for whoever holds it
@@ -200,7 +231,7 @@ def snapshot_after_change(
     hand.turn_started_at = _moment(change["turn_started_at"])
     hand.deadline = _moment(change["deadline"])
     hand.version = version
-    return replace(frame, hand=hand, state=hand.engine_state, taken_at=now)
+    return frame.evolve(hand=hand, state=hand.engine_state, taken_at=now)
 
 
 def _moment(text: str | None) -> datetime | None:
@@ -255,48 +286,41 @@ def _match_over_words(snapshot: TableSnapshot) -> tuple[str, str]:
     return out, _("The tournament goes on: this table is seated and dealt again after the pause.")
 
 
-def _common_view(snapshot: TableSnapshot) -> CommonView:
-    table, match, hand = snapshot.table, snapshot.match, snapshot.hand
-    presence, now = snapshot.presence, snapshot.taken_at
-    players: list[PlayerView] = []
-    pile: list[CardView] = []
-    last_actions: list[str] = []
-    outcome_text = ""
+@dataclass(frozen=True)
+class Settled:
+    """What every viewer of a table sees alike and a move in its hand does not change,
+    in one language (``TableSnapshot.settled``)."""
+
+    names: dict[int, str]  # seat -> the player's name
+    # For each match player, what his box shows whatever the move: seat, name, user id,
+    # bot or not, letters, place, rating, and why a bot plays for him.
+    players: tuple[tuple[int, str, int | None, bool, str, int | None, str, str], ...]
+    ranking: list[tuple[int, str, str, str]]
+    rules_lines: list[str]
+    time_control: str
+    match_over_title: str
+    match_over_note: str
+
+
+def _settled(snapshot: TableSnapshot) -> Settled:
+    table, match, now = snapshot.table, snapshot.match, snapshot.taken_at
+    players: list[tuple[int, str, int | None, bool, str, int | None, str, str]] = []
     ranking: list[tuple[int, str, str, str]] = []
-    if match is not None and hand is not None:
-        view = snapshot.public
+    if match is not None:
         letters = match.match_state.letters
-        clock, at = hand.clock, to_instant(now)  # paused: every clock stands
         for p in snapshot.match_players:
-            to_move = hand.outcome is None and p.seat == clock.running
-            connected, lag_ms = presence.get(p.user_id, (False, None))
             players.append(
-                PlayerView(
-                    seat=p.seat,
-                    name=p.display_name,
-                    user_id=p.user_id,
-                    is_bot=bool(p.bot_level),
-                    is_me=False,
-                    to_move=to_move,
-                    hand_count=view["hand_counts"][p.seat],
-                    beton_count=view["beton_counts"][p.seat],
-                    letters=LETTERS[letters[p.seat]],
-                    clock_ms=clock.remaining(p.seat, at),
-                    clock_running=to_move,
-                    connected=bool(p.bot_level) or connected,
-                    lag_ms=None if p.bot_level else lag_ms,
-                    place=p.place,
-                    rating=rating_label(p.user) if p.user else "",
-                    bot_for=_bot_for(p, now),
+                (
+                    p.seat,
+                    p.display_name,
+                    p.user_id,
+                    bool(p.bot_level),
+                    LETTERS[letters[p.seat]],
+                    p.place,
+                    rating_label(p.user) if p.user else "",
+                    _bot_for(p, now),
                 )
             )
-        pile = [CardView.of(c) for c in view["pile"]]
-        names = {p.seat: p.display_name for p in snapshot.match_players}
-        last_actions = [
-            describe_action(entry, names) for entry in view["history"][-ACTIONS_SHOWN:]
-        ][::-1]
-        if hand.outcome is not None:
-            outcome_text = describe_outcome(hand.outcome, names)
         placed = sorted(
             (p for p in snapshot.match_players if p.place), key=lambda p: (p.place, p.seat)
         )
@@ -305,16 +329,71 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
                 delta = rating_delta(snapshot.rating_changes.get(p.user_id))
                 ranking.append((p.place, p.display_name, LETTERS[letters[p.seat]], delta))
     match_over_title, match_over_note = _match_over_words(snapshot)
+    return Settled(
+        names={p.seat: p.display_name for p in snapshot.match_players},
+        players=tuple(players),
+        ranking=ranking,
+        rules_lines=rules_summary(snapshot.rules),
+        time_control=time_control_label(table.base_seconds, table.increment_seconds),
+        match_over_title=match_over_title,
+        match_over_note=match_over_note,
+    )
+
+
+def _common_view(snapshot: TableSnapshot) -> CommonView:
+    """The settled words with what the hand shows now: the players' counts and clocks,
+    the pile and the last actions."""
+    settled, hand = snapshot.settled(), snapshot.hand
+    presence, now = snapshot.presence, snapshot.taken_at
+    players: list[PlayerView] = []
+    pile: list[CardView] = []
+    last_actions: list[str] = []
+    outcome_text = ""
+    if snapshot.match is not None and hand is not None:
+        state = snapshot.state if snapshot.state is not None else hand.engine_state
+        counts, betons = state.hand_counts, state.beton_counts
+        clock, at = hand.clock, to_instant(now)  # paused: every clock stands
+        for seat, name, user_id, is_bot, letters, place, rating, bot_for in settled.players:
+            to_move = hand.outcome is None and seat == clock.running
+            connected, lag_ms = presence.get(user_id, (False, None))
+            players.append(
+                PlayerView(
+                    seat=seat,
+                    name=name,
+                    user_id=user_id,
+                    is_bot=is_bot,
+                    is_me=False,
+                    to_move=to_move,
+                    hand_count=counts[seat],
+                    beton_count=betons[seat],
+                    letters=letters,
+                    clock_ms=clock.remaining(seat, at),
+                    clock_running=to_move,
+                    connected=is_bot or connected,
+                    lag_ms=None if is_bot else lag_ms,
+                    place=place,
+                    rating=rating,
+                    bot_for=bot_for,
+                )
+            )
+        language = translation.get_language()
+        pile = [card_view(c, language) for c in state.pile]
+        last_actions = [
+            describe_action(entry.to_json(), settled.names, language=language)
+            for entry in reversed(state.recent_history(ACTIONS_SHOWN))
+        ]
+        if hand.outcome is not None:
+            outcome_text = describe_outcome(hand.outcome, settled.names)
     return CommonView(
         players=players,
         pile=pile,
         last_actions=last_actions,
         outcome_text=outcome_text,
-        ranking=ranking,
-        rules_lines=rules_summary(table.rules),
-        time_control=time_control_label(table.base_seconds, table.increment_seconds),
-        match_over_title=match_over_title,
-        match_over_note=match_over_note,
+        ranking=settled.ranking,
+        rules_lines=settled.rules_lines,
+        time_control=settled.time_control,
+        match_over_title=settled.match_over_title,
+        match_over_note=settled.match_over_note,
     )
 
 

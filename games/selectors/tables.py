@@ -6,7 +6,6 @@ sees only the engine's public view (RULES.md §10)."""
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -20,7 +19,7 @@ from accounts.permissions import PERM_INTERVENE, may
 from games.engine import Rules, card_label
 from games.models import ChatMessage, Hand, Match, MatchPlayer, Seat, Table
 from games.ratings import is_rated
-from games.selectors.labels import CardView, card_sort_key, cards_in_words
+from games.selectors.labels import CardView, card_sort_key, card_view, cards_in_words
 from games.selectors.snapshot import PlayerView, TableSnapshot, table_snapshot
 
 CHAT_SHOWN = 50
@@ -114,13 +113,6 @@ def can_view_table(table: Table, user: User | None, invited_tables: list[int]) -
     )
 
 
-@functools.lru_cache(maxsize=512)
-def _card_view(code: str, language: str | None) -> CardView:
-    """A card of one's hand in words, made once per card and language (``language``: the
-    active one; a hand of eleven cards was eleven of them per viewer and move)."""
-    return CardView.of(code)
-
-
 def table_view(
     *,
     table: Table | None = None,
@@ -155,7 +147,7 @@ def table_view(
         players = [replace(p, is_me=True) if p.seat == my_seat else p for p in players]
         private = snapshot.state.private_view(my_seat)
         language = translation.get_language()
-        my_cards = [_card_view(c, language) for c in sorted(private["hand"], key=card_sort_key)]
+        my_cards = [card_view(c, language) for c in sorted(private["hand"], key=card_sort_key)]
         playable, multi_moves, pickups = _group_moves(private["legal_moves"])
 
     table_open = table.status in (Table.Status.OPEN, Table.Status.FINISHED)

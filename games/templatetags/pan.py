@@ -9,7 +9,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
@@ -268,6 +268,145 @@ def _player_box(p: selectors.PlayerView, language: str | None) -> SafeString:
         clock(p.clock_ms),
         to_move,
         lag,
+    )
+
+
+# The parts of the table a move changes for every viewer alike, put together here rather
+# than by templates (as the player's box): each is drawn at every move of every table,
+# and the template's nodes took a quarter of a millisecond or more a part (make
+# bench-load). The table page's partials draw them with these same tags.
+_OOB = mark_safe(' hx-swap-oob="true"')
+PILE_SHOWN = 8  # the top cards of the pile drawn
+
+
+@register.simple_tag
+def players_section(view: selectors.TableView, oob: bool = False) -> SafeString:
+    """The players' boxes around the felt."""
+    return format_html(
+        '<section id="players" class="players" aria-label="{}" data-seats="{}"{}>{}</section>',
+        _("Players"),
+        len(view.players),
+        _OOB if oob else "",
+        SafeString("".join(player_box(p) for p in view.players)),
+    )
+
+
+@register.simple_tag
+def pile_section(view: selectors.TableView, oob: bool = False) -> SafeString:
+    """The pile: its top cards, the last one on top, and how many it holds."""
+    inside = ""
+    if view.pile:
+        shown = view.pile[-PILE_SHOWN:]
+        cards = SafeString(
+            "".join(
+                format_html(
+                    '<span class="pile-card{}" data-card="{}">{}</span>',
+                    " top" if i == len(shown) - 1 else "",
+                    c.code,
+                    card(c),
+                )
+                for i, c in enumerate(shown)
+            )
+        )
+        count = ngettext("%(n)s card on the pile", "%(n)s cards on the pile", len(view.pile))
+        inside = format_html(
+            '<div class="pile-cards" data-testid="pile">{}</div><p class="muted">{}</p>',
+            cards,
+            count % {"n": len(view.pile)},
+        )
+    return format_html(
+        '<section id="pile" class="pile" aria-label="{}" data-count="{}"{}>{}</section>',
+        _("Pile"),
+        len(view.pile),
+        _OOB if oob else "",
+        inside,
+    )
+
+
+@register.simple_tag
+def log_section(view: selectors.TableView, oob: bool = False) -> SafeString:
+    """The last actions of the hand, the latest first."""
+    lines = ""
+    if view.last_actions:
+        lines = format_html(
+            '<ol data-testid="action-log">{}</ol>',
+            SafeString("".join(format_html("<li>{}</li>", line) for line in view.last_actions)),
+        )
+    return format_html(
+        '<section id="action-log" class="action-log" aria-label="{}"{}>{}</section>',
+        _("Last actions"),
+        _OOB if oob else "",
+        lines,
+    )
+
+
+@register.simple_tag
+def my_hand_section(view: selectors.TableView, oob: bool = False) -> SafeString:
+    """One's own hand and moves (a spectator's is empty). Every card is a button in one
+    tab stop (roving tabindex, table-keys.js): the arrows choose, Enter or Space plays a
+    card that may be played."""
+    inside: list[str] = []
+    if view.my_seat is not None:
+        if view.my_cards:
+            inside.append(
+                format_html(
+                    '<div class="hand-cards" data-testid="my-hand" role="toolbar" '
+                    'aria-label="{}">{}</div><p class="keys-hint muted">{}</p>',
+                    _("Your cards"),
+                    hand_cards(view.my_cards, view.playable, view.version),
+                    _(
+                        "Keyboard: the arrow keys choose a card, Enter plays it, P picks up;"
+                        " Tab reaches the other moves."
+                    ),
+                )
+            )
+        elif view.hand is not None and not view.hand.is_over:
+            inside.append(
+                format_html(
+                    '<p class="muted">{}</p>',
+                    _("You have no cards left: you are safe in this hand."),
+                )
+            )
+        if view.multi_moves or view.pickups:
+            forms = [
+                format_html(
+                    '<form ws-send><input type="hidden" name="action" value="play">'
+                    '<input type="hidden" name="cards" value="{}">'
+                    '<input type="hidden" name="version" value="{}">'
+                    '<button type="submit" class="secondary" data-testid="multi-move">{}'
+                    "</button></form>",
+                    ",".join(m.cards),
+                    view.version,
+                    m.label,
+                )
+                for m in view.multi_moves
+            ]
+            forms += [
+                format_html(
+                    '<form ws-send><input type="hidden" name="action" value="pickup">'
+                    '<input type="hidden" name="count" value="{}">'
+                    '<input type="hidden" name="version" value="{}">'
+                    '<button type="submit" class="secondary" data-testid="pickup" '
+                    'accesskey="p">{}</button></form>',
+                    m.move["count"],
+                    view.version,
+                    m.label,
+                )
+                for m in view.pickups
+            ]
+            inside.append(
+                format_html('<div class="move-options">{}</div>', SafeString("".join(forms)))
+            )
+        if any(p.is_me and p.to_move for p in view.players):
+            inside.append(
+                format_html('<p class="your-turn" data-testid="your-turn">{}</p>', _("Your turn"))
+            )
+    return format_html(
+        '<section id="my-hand" class="my-hand" aria-label="{}" data-my-seat="{}"{}>{}</section>',
+        _("Your hand"),
+        "" if view.my_seat is None else view.my_seat,
+        _OOB if oob else "",
+        SafeString("".join(inside)),
     )
 
 
