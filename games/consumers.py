@@ -35,6 +35,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from accounts.models import User
 from core.layers import PubSubChannelLayer
 from games import commands, events, renderers, selectors, services
 from games.commands import (
@@ -715,8 +716,31 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         self, snapshot: selectors.TableSnapshot, full: bool, event: str | None
     ) -> str:
         """This viewer's fragments of the table at an event: the hand's parts shared by
-        kind of view, the own hand when it changed, and on a full render the seats."""
+        kind of view, the own hand when it changed, and on a full render the seats.
+
+        A move at a table in play shows every viewer the same shared parts (nobody has a
+        start or rematch button then); a viewer's own view is built only when his own
+        hand's fragment changes (``_own_key``): at a table of four, for the player who
+        moved and the one whose turn it is."""
         with translation.override(self.language):
+            own_key = _own_key(snapshot, self.user if self._is_user() else None)
+            if not full and snapshot.table.status == Table.Status.PLAYING:
+                parts = [
+                    self._shared(
+                        ("hand", event, False, False),
+                        lambda: renderers.hand_fragments(
+                            selectors.table_view(snapshot=snapshot, viewer=None, with_chat=False)
+                        ),
+                    )
+                ]
+                if own_key != self.my_hand_key:
+                    view = selectors.table_view(
+                        snapshot=snapshot, viewer=self.user, with_chat=False
+                    )
+                    parts.append(renderers.my_hand_fragment(view))
+                    self.my_hand_key = own_key
+                self.position = snapshot.position
+                return "".join(parts)
             view = selectors.table_view(snapshot=snapshot, viewer=self.user, with_chat=False)
             parts = [
                 self._shared(
@@ -724,10 +748,9 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
                     lambda: renderers.hand_fragments(view),
                 )
             ]
-            my_hand_key = _my_hand_key(view)
-            if full or my_hand_key != self.my_hand_key:
+            if full or own_key != self.my_hand_key:
                 parts.append(renderers.my_hand_fragment(view))
-                self.my_hand_key = my_hand_key
+                self.my_hand_key = own_key
             if full:
                 seats = lambda: renderers.seats_fragment(view)  # noqa: E731
                 if selectors.sees_as_spectator(self.user, snapshot.insiders):
@@ -755,16 +778,26 @@ def _retrieved(task: asyncio.Future) -> None:
         task.exception()
 
 
-def _my_hand_key(view: selectors.TableView) -> tuple:
-    """Everything one's own hand's fragment shows: the same key, the same fragment."""
-    my_turn = any(p.is_me and p.to_move for p in view.players)
+def _own_key(snapshot: selectors.TableSnapshot, user: User | None) -> tuple:
+    """Everything one's own hand's fragment shows, read from the snapshot without
+    building the view: the same key, the same fragment (``renderers.my_hand_fragment``).
+    Its moves change with the version while it is his turn."""
+    hand, state = snapshot.hand, snapshot.state
+    if hand is None or state is None:
+        return (None,)
+    seat = next(
+        (p.seat for p in snapshot.match_players if user is not None and p.user_id == user.pk),
+        None,
+    )
+    if seat is None:
+        return (hand.pk, None, hand.is_over)
     return (
-        view.hand.pk if view.hand else None,
-        view.my_seat,
-        tuple(c.code for c in view.my_cards),
-        view.version if (my_turn or view.playable or view.pickups) else None,
-        my_turn,
-        view.hand is not None and view.hand.is_over,
+        hand.pk,
+        seat,
+        state.hand(seat),
+        hand.version if seat == state.to_move else None,
+        hand.outcome is None and hand.clock.running == seat,
+        hand.is_over,
     )
 
 

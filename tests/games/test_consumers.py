@@ -106,6 +106,40 @@ async def test_a_move_reaches_every_seat_and_spectator_each_with_his_own_view():
         await ws.disconnect()
 
 
+async def test_after_a_move_the_next_player_gets_his_moves_and_a_bystander_only_the_table():
+    g = await started_table(players=3)
+    mover_seat = g.state.to_move
+    path = f"/ws/tables/{g.table.pk}/"
+    sockets = {seat: await connect(path, user) for seat, user in g.by_seat.items()}
+    for ws in sockets.values():
+        await frames_until(ws, 'id="my-hand"')
+
+    await sockets[mover_seat].send_json_to(
+        {"action": "play", "cards": "9H", "version": str(g.hand.version)}
+    )
+    frames = {
+        seat: (await frames_until(ws, 'data-version="2"'))[-1] for seat, ws in sockets.items()
+    }
+    after = await database_sync_to_async(lambda: Hand.objects.get(pk=g.hand.pk).engine_state)()
+    next_seat = after.to_move
+    (bystander,) = set(sockets) - {mover_seat, next_seat}
+    # The one whose turn it is now gets his hand again, its cards that may go on the 9♥
+    # as buttons that play them at the new version.
+    legal = {m["cards"][0] for m in after.private_view(next_seat)["legal_moves"] if m["cards"]}
+    mine = re.search(r'id="my-hand".*?</section>', frames[next_seat], re.S).group(0)
+    assert set(re.findall(r'name="cards" value="([^"]+)"', mine)) >= legal
+    assert 'name="version" value="2"' in mine
+    assert 'data-testid="your-turn"' in mine
+    # The mover's hand lost the 9♥ and its buttons; the bystander's did not change, so
+    # he gets the table's parts only.
+    assert hand_cards_in(frames[mover_seat]) == set(g.state.hand(mover_seat)) - {"9H"}
+    assert 'data-testid="your-turn"' not in frames[mover_seat]
+    assert 'id="my-hand"' not in frames[bystander]
+    assert re.search(r'id="pile".*data-card="9H"', frames[bystander], re.S)
+    for ws in sockets.values():
+        await ws.disconnect()
+
+
 async def test_one_render_of_a_move_serves_every_viewer_and_each_hand_stays_private():
     g = await started_table()
     mover = g.by_seat[g.state.to_move]
