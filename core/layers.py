@@ -54,15 +54,28 @@ def _unsubscribed(task: asyncio.Future) -> None:
         logger.warning("unsubscribing a closed socket's channel failed: %r", task.exception())
 
 
+# Publishes in flight at once per Redis and event loop. The client's pool holds 100
+# connections and refuses the 101st ("Too many connections"): a close storm (a thousand
+# sockets leaving, each telling its table) failed publishes, and the presence they
+# carried, until the publishes waited for a connection here.
+PUBLISHING = 50
+
+
 class _Shard(RedisSingleShardConnection):
-    """One Redis: publishes side by side, each on a connection of the pool; a group's
-    message from this layer itself is skipped (its sockets had it when it was sent)."""
+    """One Redis: publishes side by side, each on a connection of the pool (at most
+    ``PUBLISHING`` at once); a group's message from this layer itself is skipped (its
+    sockets had it when it was sent)."""
 
     channel_layer: _LoopLayer
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._publishing = asyncio.Semaphore(PUBLISHING)
+
     async def publish(self, channel: str, message: bytes) -> None:
         self._ensure_redis()
-        await self._redis.publish(channel, message)
+        async with self._publishing:
+            await self._redis.publish(channel, message)
 
     def _receive_message(self, message: dict[str, Any] | None) -> None:
         if message is not None:

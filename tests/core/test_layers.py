@@ -115,3 +115,18 @@ async def _settled(layer: PubSubChannelLayer) -> None:
     probe = await layer.new_channel()
     await layer.send(probe, {"type": "probe"})
     assert (await asyncio.wait_for(layer.receive(probe), timeout=5))["type"] == "probe"
+
+
+async def test_a_storm_of_publishes_waits_for_connections_rather_than_failing():
+    # A thousand sockets closing at once each tell their table: more publishes at once
+    # than the Redis client's pool has connections (100).
+    layer = get_channel_layer()
+    group = f"layers-{uuid.uuid4().hex}"
+    channel = await layer.new_channel()
+    await layer.group_add(group, channel)
+    try:
+        await asyncio.gather(*(layer.group_send(group, {"type": "a", "n": n}) for n in range(400)))
+        received = [await asyncio.wait_for(layer.receive(channel), timeout=5) for _ in range(400)]
+        assert sorted(m["n"] for m in received) == list(range(400))
+    finally:
+        await layer.group_discard(group, channel)
