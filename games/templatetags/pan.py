@@ -8,12 +8,12 @@ from django import template
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
-from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from accounts.models import User
+from core.html import format_html
 from core.icons import icon
 from games import selectors
 from games.models import Seat

@@ -78,3 +78,22 @@ def test_a_changed_box_is_drawn_again():
     assert 'data-ms="61000"' in box(ANNA)
     assert 'data-ms="58000"' in box(replace(ANNA, clock_ms=58_000))
     assert 'title="not connected"' in box(replace(ANNA, connected=False))
+
+
+def test_the_log_and_pile_escape_what_they_show_and_count_in_polish():
+    from types import SimpleNamespace
+
+    from games.selectors import CardView
+    from games.templatetags.pan import log_section, pile_section
+
+    view = SimpleNamespace(
+        last_actions=["<b>Ann&y</b> played 9♥"],
+        pile=[CardView.of(code) for code in ("9H", "10S", "QD", "KC", "AS")],
+    )
+    with translation.override("pl"):
+        log, pile = log_section(view, oob=True), pile_section(view)
+    assert "<li>&lt;b&gt;Ann&amp;y&lt;/b&gt; played 9♥</li>" in log
+    assert 'hx-swap-oob="true"' in log and "hx-swap-oob" not in pile
+    assert pile.count('<span class="pile-card') == 5
+    assert 'class="pile-card top" data-card="AS"' in pile
+    assert "5 kart na stosie" in pile

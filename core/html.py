@@ -1,0 +1,23 @@
+"""HTML put together in Python for the live room's hot fragments."""
+
+from __future__ import annotations
+
+import html
+
+from django.utils.safestring import SafeData, SafeString
+
+
+def format_html(format_string: str, *args: object) -> SafeString:
+    """Django's ``format_html`` (every argument escaped unless already safe, the result
+    safe), at a quarter of its cost: Django's escapes each argument through its check
+    for lazy strings, and a player's box of twenty arguments, drawn at every move of
+    every table, spent most of its time there (make bench-load's profile). A number
+    needs no escaping."""
+    return SafeString(
+        format_string.format(
+            *[
+                a if isinstance(a, SafeData) else str(a) if type(a) is int else html.escape(str(a))
+                for a in args
+            ]
+        )
+    )
