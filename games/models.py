@@ -234,7 +234,10 @@ class Hand(models.Model):
     ``deadline`` is when he runs out.
     """
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands")
+    # A move writes a new version of its hand's row, and each index of the table one
+    # entry more (the deadline changes, so PostgreSQL cannot update in place): the match
+    # and the deadline are indexed only by the constraint and the clock's index below.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands", db_index=False)
     number = models.PositiveIntegerField()
     dealer = models.PositiveSmallIntegerField()
     seed = models.CharField(max_length=64)  # secret until the hand is over
@@ -245,7 +248,7 @@ class Hand(models.Model):
     clock_ms = models.JSONField(default=list)
     increment_ms = models.PositiveIntegerField(default=0)
     turn_started_at = models.DateTimeField(null=True, blank=True)
-    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    deadline = models.DateTimeField(null=True, blank=True)
     outcome = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -325,7 +328,8 @@ def _moment_or_none(instant: int | None) -> datetime | None:
 class Action(models.Model):
     """One entry of a hand's log: seat ``seat`` did ``move`` after ``time_used_ms``."""
 
-    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="actions")
+    # Indexed by the constraint below, which starts with it (a move inserts its actions).
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="actions", db_index=False)
     index = models.PositiveIntegerField()
     seat = models.PositiveSmallIntegerField()
     move = models.JSONField()  # engine move JSON, e.g. {"type": "play", "cards": ["QH"]}
