@@ -17,6 +17,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from core.broadcast import send_on_commit
+from core.layers import PubSubChannelLayer
 from core.tasks import task_on_commit, task_send
 
 if TYPE_CHECKING:
@@ -84,7 +85,10 @@ async def hand_changed_now(hand: Hand, *, table_id: int, players: list[MatchPlay
     try:
         if layer is not None:
             event = table_changed_event(hand_id=hand.pk, version=hand.version, moved=hand)
-            await layer.group_send(table_group(table_id), event)
+            if isinstance(layer, PubSubChannelLayer):
+                layer.announce(table_group(table_id), event)  # the mover waits on no publish
+            else:
+                await layer.group_send(table_group(table_id), event)
         if hand.outcome is None and bot_to_move(hand, players):
             delay = random.uniform(*BOT_DELAY)
             loop = asyncio.get_running_loop()

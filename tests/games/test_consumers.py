@@ -10,9 +10,11 @@ from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.core.cache import cache
 
 from accounts.models import User
+from core.layers import PUBLISHING
 from games import consumers, events, selectors, services
 from games.consumers import CLOSE_LIMITED, COMMAND_BURST, FLOOD_CLOSE, LIVE, SOCKETS_PER_USER
 from games.engine import HandState, card_label
@@ -137,6 +139,34 @@ async def test_after_a_move_the_next_player_gets_his_moves_and_a_bystander_only_
     assert 'id="my-hand"' not in frames[bystander]
     assert re.search(r'id="pile".*data-card="9H"', frames[bystander], re.S)
     for ws in sockets.values():
+        await ws.disconnect()
+
+
+async def test_a_move_shows_at_every_seat_of_its_process_while_redis_publishes_are_stalled():
+    g = await started_table()
+    mover, other = g.by_seat[g.state.to_move], g.by_seat[1 - g.state.to_move]
+    path = f"/ws/tables/{g.table.pk}/"
+    ws_mover, ws_other = await connect(path, mover), await connect(path, other)
+    for ws in (ws_mover, ws_other):
+        await frames_until(ws, 'id="my-hand"')
+    layer = get_channel_layer()._get_layer()
+    group_channel = layer._get_group_channel_name(events.table_group(g.table.pk))
+    slots = layer._get_shard(group_channel)._publishing
+    for _ in range(PUBLISHING):  # every publish of this process waits from now on
+        await asyncio.wait_for(slots.acquire(), timeout=5)
+    try:
+        await ws_mover.send_json_to(
+            {"action": "play", "cards": "9H", "version": str(g.hand.version)}
+        )
+        # Both seats are sockets of this process: the mover's own sees his move too,
+        # without waiting for the publish to the other processes.
+        for ws in (ws_other, ws_mover):
+            frames = await frames_until(ws, 'data-version="2"')
+            assert re.search(r'id="pile".*data-card="9H"', frames[-1], re.S)
+    finally:
+        for _ in range(PUBLISHING):
+            slots.release()
+    for ws in (ws_mover, ws_other):
         await ws.disconnect()
 
 
