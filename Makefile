@@ -58,14 +58,24 @@ TEST_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDI
 E2E_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
 	CELERY_QUEUE=pan-e2e CHANNELS_PREFIX=pan-e2e HTTPS=false DEBUG=false
 
+# The rest of the suite runs in two processes side by side too (tests/conftest.py): the
+# games' and tournaments' tests, which wait most (sockets, workers, clocks), in a second
+# one with its own test database, queue and key prefix.
+SHARD_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+	CELERY_QUEUE=pan-test-2 CHANNELS_PREFIX=pan-test-2 PAN_TEST_SHARD=2 HTTPS=false DEBUG=false
+SHARD_TESTS = tests/games tests/tournaments
+
 test: lint
 	@mkdir -p var
 	@$(E2E_ENV) $(PY) -m pytest tests/e2e -q > var/e2e.log 2>&1 & browser=$$!; \
-	trap 'kill $$browser 2>/dev/null' INT TERM; \
-	$(TEST_ENV) $(PY) -m pytest tests --ignore=tests/e2e -q; rest=$$?; \
+	$(SHARD_ENV) $(PY) -m pytest $(SHARD_TESTS) -q > var/shard.log 2>&1 & shard=$$!; \
+	trap 'kill $$browser $$shard 2>/dev/null' INT TERM; \
+	$(TEST_ENV) $(PY) -m pytest tests --ignore=tests/e2e $(SHARD_TESTS:%=--ignore=%) -q; rest=$$?; \
+	wait $$shard; second=$$?; \
+	echo "--- $(SHARD_TESTS) (output kept in var/shard.log) ---"; cat var/shard.log; \
 	wait $$browser; e2e=$$?; \
 	echo "--- the browser tests (tests/e2e, output kept in var/e2e.log) ---"; cat var/e2e.log; \
-	test $$rest -eq 0 -a $$e2e -eq 0
+	test $$rest -eq 0 -a $$second -eq 0 -a $$e2e -eq 0
 
 bench-engine: install
 	$(PY) -m bench.bench_engine

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests import services
@@ -70,6 +72,24 @@ def _fresh_channel_layer():
     except ImportError:  # engine tests may run without Django
         return
     channel_layers.backends.clear()
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """`make test` runs the suite in two pytest processes side by side (``PAN_TEST_SHARD``
+    names the second), each on its own test database (``test_<name>_<shard>``), queue
+    and key prefix: most of a test's time is waiting (for a socket, a worker, a clock),
+    and one process left the machine's cores mostly idle."""
+    shard = os.environ.get("PAN_TEST_SHARD")
+    if not shard:
+        return
+    from django.conf import settings
+
+    for db in settings.DATABASES.values():
+        if db["ENGINE"] == "django.db.backends.sqlite3":
+            continue
+        test = db.setdefault("TEST", {})
+        test["NAME"] = f"{test.get('NAME') or 'test_' + db['NAME']}_{shard}"
 
 
 @pytest.fixture(scope="session")
