@@ -59,11 +59,11 @@ E2E_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS
 	CELERY_QUEUE=pan-e2e CHANNELS_PREFIX=pan-e2e HTTPS=false DEBUG=false
 
 # The rest of the suite runs in two processes side by side too (tests/conftest.py): the
-# games' and tournaments' tests, which wait most (sockets, workers, clocks), in a second
-# one with its own test database, queue and key prefix.
+# games' tests, which wait most (sockets, workers, clocks) and took as long as all the
+# others together, in a second one with its own test database, queue and key prefix.
 SHARD_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
 	CELERY_QUEUE=pan-test-2 CHANNELS_PREFIX=pan-test-2 PAN_TEST_SHARD=2 HTTPS=false DEBUG=false
-SHARD_TESTS = tests/games tests/tournaments
+SHARD_TESTS = tests/games
 
 test: lint
 	@mkdir -p var
