@@ -19,6 +19,7 @@ from django.db import transaction
 from core.broadcast import send_on_commit
 from core.layers import PubSubChannelLayer
 from core.tasks import task_on_commit, task_send
+from games.engine import move_to_json
 
 if TYPE_CHECKING:
     from games.models import Hand, MatchPlayer
@@ -99,9 +100,18 @@ async def hand_changed_now(hand: Hand, *, table_id: int, players: list[MatchPlay
 
 def hand_change(hand: Hand) -> dict:
     """What a move (or a clock's stop and start) changes on a hand in play, as the channel
-    layer carries it (msgpack: no datetimes)."""
+    layer carries it (msgpack: no datetimes): the clock, and for the state only its last
+    action, how many its history holds and who is to move. A process that shows the
+    version before makes that action with the engine (``selectors.snapshot_after_change``)
+    instead of decoding the state: late in a hand the state is tens of kilobytes, its
+    history most of it, and encoding, sending and decoding it was a millisecond a move."""
+    state = hand.engine_state
+    length = state.history_length
+    last = state.history_since(length - 1)[0] if length else None
     return {
-        "state": hand.state,
+        "history": length,
+        "last": None if last is None else {"seat": last.seat, "move": move_to_json(last.move)},
+        "to_move": state.to_move,
         "clock_ms": list(hand.clock_ms),
         "turn_started_at": _iso(hand.turn_started_at),
         "deadline": _iso(hand.deadline),

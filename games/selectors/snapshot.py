@@ -5,7 +5,6 @@ Each viewer's own view is derived from it in ``tables.table_view``."""
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cached_property
@@ -15,9 +14,19 @@ from django.core.cache import cache
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from games.engine import LETTERS, HandState, Rules
+from games import rows
+from games.engine import LETTERS, HandState, Rules, move_from_json
 from games.engine.match import PAN
-from games.models import Hand, Match, MatchPlayer, RatingChange, Seat, Table, to_instant
+from games.models import (
+    STATES,
+    Hand,
+    Match,
+    MatchPlayer,
+    RatingChange,
+    Seat,
+    Table,
+    to_instant,
+)
 from games.ratings import rating_label
 from games.selectors.labels import (
     CardView,
@@ -225,13 +234,39 @@ def snapshot_after_change(
         return frame.evolve(taken_at=now)
     if hand.version != version - 1:
         return None
-    hand = copy.copy(hand)  # the frame stays as it was for whoever holds it
-    hand.state = change["state"]
+    state = _state_after(frame.state, change)
+    if state is None:
+        return None
+    hand = rows.copied(hand)  # the frame stays as it was for whoever holds it
+    hand.state = state.to_json()
     hand.clock_ms = list(change["clock_ms"])
     hand.turn_started_at = _moment(change["turn_started_at"])
     hand.deadline = _moment(change["deadline"])
     hand.version = version
-    return frame.evolve(hand=hand, state=hand.engine_state, taken_at=now)
+    STATES.remember(hand.pk, version, hand.state, state)
+    return frame.evolve(hand=hand, state=state, taken_at=now)
+
+
+def _state_after(state: HandState | None, change: dict[str, Any]) -> HandState | None:
+    """The engine state a change leaves (``events.hand_change``): ``state`` itself when its
+    history is as long (the clock alone changed), else ``state`` after the change's last
+    action; None when that does not lead to what the change says (read instead)."""
+    expected, last = change.get("history"), change.get("last")
+    if state is None or expected is None:  # an event of an older release: read
+        return None
+    length = state.history_length
+    if length != expected:
+        if length != expected - 1 or last is None or last["seat"] != state.to_move:
+            return None
+        try:
+            state = state.apply(move_from_json(last["move"]))
+        except ValueError:
+            return None
+        if state.history_length != expected:
+            return None
+    if state.is_over or state.to_move != change["to_move"]:
+        return None
+    return state
 
 
 def _moment(text: str | None) -> datetime | None:

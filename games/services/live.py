@@ -21,7 +21,6 @@ run out (the timeout is applied first), and any database but PostgreSQL. Then
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -107,7 +106,7 @@ async def _act_on_known(
         return None
     if known.clock.flagged(to_instant(now)) is not None:  # seat 0 is a seat too
         return None
-    hand = copy.copy(known)  # the frame stays as it was for whoever holds it
+    hand = rows.copied(known)  # the frame stays as it was for whoever holds it
     try:
         judged = judge_move(hand, players, move=move, version=version, user=user, now=now)
     except Refused:

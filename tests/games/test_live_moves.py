@@ -13,7 +13,7 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from core.errors import Refused
-from games import events, services
+from games import events, selectors, services
 from games.engine import Rules, move_to_json
 from games.models import Action, Hand
 from games.services import live
@@ -38,6 +38,21 @@ def fresh(hand: Hand) -> tuple[Hand, list[Action]]:
     return row, list(Action.objects.filter(hand=row).order_by("index"))
 
 
+@database_sync_to_async
+def shown(hand: Hand) -> selectors.TableSnapshot:
+    """The table as a daphne's live room keeps it, before a move."""
+    return selectors.table_snapshot(table_id=hand.match.table_id)
+
+
+def applied(frame: selectors.TableSnapshot, event: dict) -> Hand:
+    """The hand a process that showed ``frame`` makes of a move's event, without a read."""
+    after = selectors.snapshot_after_change(
+        frame, hand_id=event["hand"], version=event["version"], change=event["change"]
+    )
+    assert after is not None
+    return after.hand
+
+
 def first_legal(hand: Hand) -> dict:
     return move_to_json(hand.engine_state.legal_moves()[0])
 
@@ -57,6 +72,7 @@ async def test_a_move_in_the_loop_is_recorded_and_announced_as_hand_act_does_it(
     state, mover_seat = hand.engine_state, hand.engine_state.to_move
     move = first_legal(hand)
     now = hand.turn_started_at + timedelta(seconds=7)
+    frame = await shown(hand)
 
     after = await services.hand_act_in_loop(
         hand_id=hand.pk, move=move, version=1, user=by_seat[mover_seat], now=now
@@ -77,7 +93,9 @@ async def test_a_move_in_the_loop_is_recorded_and_announced_as_hand_act_does_it(
     assert row.engine_state.history_length == state.history_length + 1
     event = await asyncio.wait_for(layer.receive(channel), 5)
     assert (event["type"], event["hand"], event["version"]) == ("table.changed", hand.pk, 2)
-    assert event["change"]["state"] == row.state  # the consumers apply it without a read
+    # The consumers make the move on the table they show, without a read, and have the row.
+    made = applied(frame, event)
+    assert (made.state, made.clock_ms, made.deadline) == (row.state, row.clock_ms, row.deadline)
 
 
 async def test_refused_moves_change_nothing():
@@ -166,6 +184,7 @@ async def test_a_move_judged_on_the_kept_hand_is_written_in_one_statement_as_the
     now = hand.turn_started_at + timedelta(seconds=7)
     kept = await known(hand)
     kept_state = kept[0].state
+    frame = await shown(hand)
     written = live.KNOWN.written
 
     after = await services.hand_act_in_loop(
@@ -184,7 +203,8 @@ async def test_a_move_judged_on_the_kept_hand_is_written_in_one_statement_as_the
     assert row.turn_started_at == now
     assert row.deadline == now + timedelta(milliseconds=row.clock_ms[1 - mover_seat])
     event = await asyncio.wait_for(layer.receive(channel), 5)
-    assert (event["hand"], event["version"], event["change"]["state"]) == (hand.pk, 2, row.state)
+    assert (event["hand"], event["version"]) == (hand.pk, 2)
+    assert applied(frame, event).state == row.state
 
 
 async def test_a_clock_run_out_on_the_kept_copy_is_left_to_hand_act_whichever_seat_it_is():
