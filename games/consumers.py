@@ -69,6 +69,7 @@ PRESENCE_TTL = 40  # a pong renews it; a socket that closes deletes it
 # A pong refreshes presence and lag at most this often (written in one batch per process).
 PONG_RECORD_EVERY = 10.0
 LAG_REFRESH = 20.0  # the live room reads the players' lags again this often per table
+PRESENCE_BATCH = 0.5  # seconds: the tables due for it within this are read together
 PONG_FLUSH_EVERY = 2.0  # the process writes the pongs it collected in one call this often
 COMMAND_BURST, COMMAND_WINDOW = 20, 5.0  # at most 20 frames in 5 seconds per socket
 FLOOD_CLOSE = 5 * COMMAND_BURST  # a socket that keeps sending far past the limit is closed
@@ -153,7 +154,8 @@ class LiveTables:
         self._frames: dict[int, tuple[selectors.TableSnapshot, float, float]] = {}
         self._renders: Recent[str] = Recent(tables=size, per_table=16)
         self._lock = threading.Lock()  # renders are shared with the pool's threads
-        self._background: set[asyncio.Future] = set()
+        self._due: dict[int, selectors.TableSnapshot] = {}  # presence to read again
+        self._presence_reader: asyncio.Task | None = None
 
     async def snapshot(
         self,
@@ -211,9 +213,7 @@ class LiveTables:
         self._frames[table_id] = (snapshot, read_at, presence_at)
         if time.monotonic() - presence_at > self.presence_ttl:
             self._frames[table_id] = (snapshot, read_at, time.monotonic())
-            refresh = asyncio.ensure_future(self._refresh_presence(table_id, snapshot))
-            self._background.add(refresh)
-            refresh.add_done_callback(self._background.discard)
+            self._presence_due(table_id, snapshot)
         return snapshot
 
     async def fresh(self, table_id: int, *, since: float) -> selectors.TableSnapshot:
@@ -276,19 +276,33 @@ class LiveTables:
             return None
         return entry
 
-    async def _refresh_presence(self, table_id: int, snapshot: selectors.TableSnapshot) -> None:
-        """Read the players' lags again for the moves to come (this one shows the last)."""
+    def _presence_due(self, table_id: int, snapshot: selectors.TableSnapshot) -> None:
+        """Read the players' lags of the table again for the moves to come (this one shows
+        the last), with the other tables due within ``PRESENCE_BATCH`` seconds: in one
+        read of the cache, in one trip to the pool. The tables whose sockets opened
+        together (a restart, the evening's start) are due together, and one read each
+        was a burst of hundreds in the pool, which held up the event loop for seconds."""
+        self._due[table_id] = snapshot
+        loop = asyncio.get_running_loop()
+        reader = self._presence_reader
+        if reader is None or reader.done() or reader.get_loop() is not loop:
+            self._presence_reader = loop.create_task(self._read_presence_soon())
+
+    async def _read_presence_soon(self) -> None:
+        await asyncio.sleep(PRESENCE_BATCH)
+        due, self._due = self._due, {}
         try:
-            presence = await in_pool(selectors.table_presence)(
-                snapshot.table, snapshot.match_players
+            found = await in_pool(selectors.tables_presence)(
+                [(snapshot.table, snapshot.match_players) for snapshot in due.values()]
             )
         except Exception:
-            logger.exception("reading the presence of table %s failed", table_id)
+            logger.exception("reading the presence of %d tables failed", len(due))
             return
-        entry = self._frames.get(table_id)
-        if entry is not None:
-            frame, read_at, presence_at = entry
-            self._frames[table_id] = (frame.evolve(presence=presence), read_at, presence_at)
+        for table_id, presence in found.items():
+            entry = self._frames.get(table_id)
+            if entry is not None:
+                frame, read_at, presence_at = entry
+                self._frames[table_id] = (frame.evolve(presence=presence), read_at, presence_at)
 
     def presence_seen(self, table_id: int, user_id: int, *, connected: bool) -> None:
         """A player's socket came or went: the frame shows it from now on."""

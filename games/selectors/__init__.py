@@ -54,6 +54,7 @@ from games.selectors.snapshot import (
     snapshot_after_change,
     table_presence,
     table_snapshot,
+    tables_presence,
 )
 from games.selectors.tables import (
     CHAT_SHOWN,
@@ -113,6 +114,7 @@ __all__ = [
     "table_presence",
     "table_snapshot",
     "table_view",
+    "tables_presence",
     "time_control_label",
     "visible_chat",
 ]

@@ -434,13 +434,25 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
 
 def table_presence(table: Table, players: list[MatchPlayer]) -> dict[int, tuple[bool, int | None]]:
     """Whether each player of the match has a socket open, and his lag in ms."""
-    user_ids = [p.user_id for p in players if p.user_id]
-    if not user_ids:
-        return {}
-    keys = {presence_key(table.pk, uid): uid for uid in user_ids}
-    lag_keys = {lag_key(table.pk, uid): uid for uid in user_ids}
-    found = cache.get_many([*keys, *lag_keys])
-    return {
-        uid: (bool(found.get(presence_key(table.pk, uid))), found.get(lag_key(table.pk, uid)))
+    return tables_presence([(table, players)]).get(table.pk, {})
+
+
+def tables_presence(
+    tables: list[tuple[Table, list[MatchPlayer]]],
+) -> dict[int, dict[int, tuple[bool, int | None]]]:
+    """``table_presence`` of several tables, by table id, in one read of the cache."""
+    users = {table.pk: [p.user_id for p in players if p.user_id] for table, players in tables}
+    keys = [
+        key(table_id, uid)
+        for table_id, user_ids in users.items()
         for uid in user_ids
+        for key in (presence_key, lag_key)
+    ]
+    found = cache.get_many(keys) if keys else {}
+    return {
+        table_id: {
+            uid: (bool(found.get(presence_key(table_id, uid))), found.get(lag_key(table_id, uid)))
+            for uid in user_ids
+        }
+        for table_id, user_ids in users.items()
     }

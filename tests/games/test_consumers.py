@@ -300,6 +300,59 @@ async def test_pongs_show_each_players_lag_and_a_closed_socket_stays_absent(monk
     await ws_staying.disconnect()
 
 
+async def play_first_legal(ws, hand: Hand) -> None:
+    move = hand.engine_state.legal_moves()[0]
+    command = (
+        {"action": "play", "cards": ",".join(move.cards)}
+        if hasattr(move, "cards")
+        else {"action": "pickup"}
+    )
+    await ws.send_json_to({**command, "version": str(hand.version)})
+
+
+async def test_lags_are_read_again_for_the_tables_due_together_in_one_read(monkeypatch):
+    """Every table's frame reads its players' lags again now and then, for the moves to
+    come: the tables due at once are read together (after a restart all of them are)."""
+    monkeypatch.setattr(LIVE, "presence_ttl", 0.0)  # due at every move
+    reads = []
+    real = selectors.tables_presence
+
+    def counted(tables):
+        reads.append(sorted(table.pk for table, _players in tables))
+        return real(tables)
+
+    monkeypatch.setattr(selectors, "tables_presence", counted)
+    games = [await started_table(), await started_table()]
+    sockets = {}
+    for g in games:
+        path = f"/ws/tables/{g.table.pk}/"
+        sockets[g.table.pk] = {seat: await connect(path, user) for seat, user in g.by_seat.items()}
+        for ws in sockets[g.table.pk].values():
+            await frames_until(ws, 'id="seats"')
+
+    def lags_written() -> None:  # as the pongs of every socket are, every 2 s
+        for i, g in enumerate(games):
+            for user in g.users:
+                cache.set(selectors.lag_key(g.table.pk, user.pk), 300 + i, 40)
+
+    await database_sync_to_async(lags_written)()
+    for g in games:  # a move at each table; both tables are due
+        await play_first_legal(sockets[g.table.pk][g.state.to_move], g.hand)
+    for g in games:
+        for ws in sockets[g.table.pk].values():
+            await frames_until(ws, 'data-version="2"')
+    await asyncio.sleep(consumers.PRESENCE_BATCH + 0.5)
+    assert sorted(g.table.pk for g in games) in reads  # one read for both
+    for i, g in enumerate(games):  # the next move shows the lags read
+        hand = await database_sync_to_async(Hand.objects.get)(pk=g.hand.pk)
+        await play_first_legal(sockets[g.table.pk][hand.engine_state.to_move], hand)
+        frame = (await frames_until(sockets[g.table.pk][0], 'data-version="3"'))[-1]
+        assert len(re.findall(rf'class="lag"[^>]*>{300 + i} ms<', frame)) == 2
+    for seats in sockets.values():
+        for ws in seats.values():
+            await ws.disconnect()
+
+
 def _time_out(hand_id: int) -> Hand:
     """The player to move runs out of time (the clock is injected, not slept on)."""
     hand = Hand.objects.get(pk=hand_id)
