@@ -114,6 +114,16 @@ class _LoopLayer(RedisPubSubLoopLayer):
         them itself (``games.consumers.LimitedSocketMixin``)."""
         return self.channels[channel]
 
+    def adopt(self, channel: str, queue: asyncio.Queue) -> asyncio.Queue:
+        """Put ``channel``'s messages (serialized) in ``queue`` from now on, with any
+        already waiting: the consumer's one queue, which the server puts the websocket's
+        messages in (ASGI dicts beside the layer's bytes)."""
+        old = self.channels.get(channel)
+        self.channels[channel] = queue
+        while old is not None and not old.empty():
+            queue.put_nowait(old.get_nowait())
+        return queue
+
     def drop_channel(self, channel: str) -> None:
         """``channel``'s consumer is gone: forget its queue and unsubscribe, in the
         background (a closing socket does not wait for Redis, nor fails on it)."""

@@ -466,22 +466,33 @@ class LimitedSocketMixin:
             return
         self.scope, self.channel_layer, self.base_send = scope, layer, send
         self.channel_name = await layer.new_channel()
-        inbox = layer.inbox(self.channel_name)
-        pump = asyncio.ensure_future(_pump(receive, inbox))
+        queue = getattr(receive, "__self__", None)
+        pump = None
+        if isinstance(queue, asyncio.Queue) and receive == queue.get:
+            # The server's queue of the websocket's messages (daphne's, and the tests'):
+            # the layer puts the group's messages in it too, and a frame that comes in
+            # wakes the consumer in one turn of the loop, not two.
+            inbox = layer.adopt(self.channel_name, queue)
+        else:
+            inbox = layer.inbox(self.channel_name)
+            pump = asyncio.ensure_future(_pump(receive, inbox))
         try:
             while True:
                 item = await inbox.get()
-                if isinstance(item, _Frame):
+                if isinstance(item, bytes):
+                    message = layer.deserialize(item)
+                elif isinstance(item, _Frame):
                     if item.error is not None:
                         raise item.error
                     message = item.message
                 else:
-                    message = layer.deserialize(item)
+                    message = item
                 await self.dispatch(message)
         except StopConsumer:
             pass
         finally:
-            pump.cancel()
+            if pump is not None:
+                pump.cancel()
             layer.drop_channel(self.channel_name)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
@@ -635,20 +646,19 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         False: the pool's ``hand_act`` makes it (or refuses it)."""
         if not isinstance(command, Play | PickUp) or self.position[0] <= 0:
             return False
+        # Made in the consumer's own task: a task of its own, shielded, cost two turns of
+        # the event loop (its start, then waking the consumer). A socket that closes does
+        # not cut it: the consumer takes the close after the move; only the server's
+        # shutdown cancels a consumer mid-move, and every socket of it opens again and
+        # reads the table.
         with translation.override(self.language):
-            move = asyncio.ensure_future(
-                services.hand_act_in_loop(
-                    hand_id=self.position[0],
-                    move=command.move(),
-                    version=command.version,
-                    user=self.user,
-                    known=LIVE.known(self.table_id),
-                )
+            hand = await services.hand_act_in_loop(
+                hand_id=self.position[0],
+                move=command.move(),
+                version=command.version,
+                user=self.user,
+                known=LIVE.known(self.table_id),
             )
-        # A socket that closes meanwhile does not cut a move between its commit and its
-        # announcement (a thread's move ran to its end too).
-        move.add_done_callback(_retrieved)
-        hand = await asyncio.shield(move)
         return hand is not None
 
     def _run(self, command: Command) -> None:
@@ -784,12 +794,6 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         with translation.override(self.language):
             table = Table.objects.get(pk=self.table_id)
             return renderers.chat_fragment(table, viewer=self.user)
-
-
-def _retrieved(task: asyncio.Future) -> None:
-    """Mark a shielded task's outcome as seen (its awaiter may have gone)."""
-    if not task.cancelled():
-        task.exception()
 
 
 def _own_key(snapshot: selectors.TableSnapshot, user: User | None) -> tuple:
