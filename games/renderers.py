@@ -113,9 +113,9 @@ def seats_fragment(view: selectors.TableView) -> str:
 
 
 def presence_fragment(user_id: int, *, connected: bool) -> str:
-    return render_to_string(
-        "games/_presence.html", {"user_id": user_id, "connected": connected, "oob": True}
-    )
+    """A player's presence mark, drawn once per look and language and kept (every socket
+    that opens shows its user present at every socket of the table: four draws each)."""
+    return pan.small_part("games/_presence.html", user_id=user_id, connected=connected, oob=True)
 
 
 def notice_fragment(message: str) -> str:

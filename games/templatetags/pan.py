@@ -410,6 +410,13 @@ def my_hand_section(view: selectors.TableView, oob: bool = False) -> SafeString:
     )
 
 
+def small_part(name: str, **context: object) -> SafeString:
+    """``_small_part`` in the active language (drawn anew each time in development)."""
+    if settings.DEBUG:
+        return SafeString(render_to_string(name, context))
+    return _small_part(name, translation.get_language(), **context)
+
+
 @functools.lru_cache(maxsize=4096)
 def _small_part(name: str, language: str | None, **context: object) -> SafeString:
     """A small template drawn once per context and language (the box's presence and
