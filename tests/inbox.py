@@ -35,11 +35,16 @@ class Inbox:
             await layer.group_add(group, channel)
         await asyncio.sleep(0.2)  # the subscriptions take effect in Redis
         self._ready.set()
+        # The channel's queue, waited on directly: the layer's ``receive`` takes a timeout
+        # as the consumer's end and drops the channel, and an event that came before the
+        # next ``receive`` subscribed it again was lost (one in some hundred runs).
+        queue = layer.inbox(channel)
         while not self._stop.is_set():
             try:
-                self._events.append(await asyncio.wait_for(layer.receive(channel), 0.1))
+                item = await asyncio.wait_for(queue.get(), 0.1)
             except TimeoutError:
                 continue
+            self._events.append(layer.deserialize(item))
         await layer.flush()
 
     def __enter__(self) -> Inbox:
