@@ -15,6 +15,10 @@ The ``Moderators`` group holds these permissions (superusers have them all):
 
 from __future__ import annotations
 
+import functools
+
+from django.db import connection
+
 from accounts.models import User
 
 PERM_BAN = "accounts.ban_user"
@@ -30,5 +34,33 @@ def may(user: User | None, permission: str) -> bool:
         getattr(user, "is_authenticated", False)
         and user.is_active
         and not user.is_banned()
-        and user.has_perm(permission)
+        and (user.is_superuser or (holds_rights(user) and user.has_perm(permission)))
+    )
+
+
+def holds_rights(user: User) -> bool:
+    """Whether ``user`` is in a group or holds a permission of his own: if neither, as
+    nearly every player, he holds no permission at all, and Django's two queries for
+    them (his own, his groups') are not needed. One query, answered once per user
+    object, as Django keeps the permissions it read on it. A table's socket asks it as
+    it opens (the seats' moderator tools): the two queries were a fifth of the time a
+    socket took to open when 1,000 opened at once (make bench-load, 250 tables)."""
+    held = getattr(user, "_holds_rights", None)
+    if held is None:
+        if hasattr(user, "_perm_cache"):  # Django read them already: let it answer
+            held = True
+        else:
+            with connection.cursor() as cursor:
+                cursor.execute(_rights_sql(), [user.pk, user.pk])
+                held = bool(cursor.fetchone()[0])
+        user._holds_rights = held
+    return held
+
+
+@functools.cache
+def _rights_sql() -> str:
+    tables = [through._meta for through in (User.groups.through, User.user_permissions.through)]
+    return "SELECT " + " OR ".join(
+        f"EXISTS (SELECT 1 FROM {meta.db_table} WHERE {meta.get_field('user').column} = %s)"
+        for meta in tables
     )

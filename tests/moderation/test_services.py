@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.notices import PERMANENT
+from accounts.permissions import PERM_HIDE_CHAT, PERM_INTERVENE, may
 from games import selectors, services
 from games.engine import Reason, Rules
 from games.models import BotLevel, ChatMessage, Hand, Match, Table
@@ -25,6 +26,7 @@ from tests.factories import (
     make_moderator,
     make_table,
     make_user,
+    moderators_group,
     seated_users,
 )
 
@@ -73,6 +75,31 @@ def test_the_moderators_group_holds_exactly_the_moderation_permissions():
         ("games", "view_chatmessage"),
         ("games", "hide_chatmessage"),
     }
+
+
+def test_who_may_intervene_a_player_a_moderator_a_right_of_his_own_and_a_superuser(
+    django_assert_num_queries,
+):
+    player, moderator = make_user("plain"), make_moderator("mod_of_group")
+    own = make_user("own_right")
+    own.user_permissions.add(Permission.objects.get(codename="intervene_table"))
+    boss = make_user("boss", is_superuser=True)
+    fresh = {u.pk: User.objects.get(pk=u.pk) for u in (player, moderator, own, boss)}
+
+    # A player in no group and with no right of his own: one question, then none.
+    with django_assert_num_queries(1):
+        assert not may(fresh[player.pk], PERM_INTERVENE)
+        assert not may(fresh[player.pk], PERM_HIDE_CHAT)
+    assert may(fresh[moderator.pk], PERM_INTERVENE)
+    assert may(fresh[moderator.pk], PERM_HIDE_CHAT)
+    assert may(fresh[own.pk], PERM_INTERVENE)
+    assert not may(fresh[own.pk], PERM_HIDE_CHAT)  # only the right he was given
+    with django_assert_num_queries(0):
+        assert may(fresh[boss.pk], PERM_INTERVENE)
+
+    # Put in the group, the player may, once read again (as Django's own permissions).
+    player.groups.add(moderators_group())
+    assert may(User.objects.get(pk=player.pk), PERM_INTERVENE)
 
 
 # --- bans --------------------------------------------------------------------------------------
