@@ -16,6 +16,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from core.csrf import socket_csrf_token
 from games.consumers import _scope_language, connection_allowed
 from games.consumers_moderation import UserSocketMixin, user_is_banned
 from tournaments import events, renderers
@@ -71,6 +72,9 @@ class TournamentConsumer(UserSocketMixin, AsyncWebsocketConsumer):
             await asyncio.sleep(RENDER_COALESCE)
             self.stale = False
             html = await database_sync_to_async(renderers.tournament_fragments)(
-                tournament_id=self.tournament_id, viewer=self._socket_user(), language=self.language
+                tournament_id=self.tournament_id,
+                viewer=self._socket_user(),
+                language=self.language,
+                csrf_token=socket_csrf_token(self.scope),
             )
             await self.send(text_data=html)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
@@ -16,16 +17,26 @@ from accounts.models import User
 from tournaments import events, selectors
 from tournaments.models import Tournament
 
-LIVE_PARTIALS = ("status", "standings", "announcements")
+LIVE_PARTIALS = ("status", "standings", "announcements", "staff-buttons")
 FOLLOW_DELAY_MS = {events.FOLLOW_ELIMINATED: 3000, events.FOLLOW_MOVED: 1500}
 
 
-def tournament_fragments(*, tournament_id: int, viewer: User | None, language: str) -> str:
-    """The live parts of the tournament page for one viewer."""
+def tournament_fragments(
+    *, tournament_id: int, viewer: User | None, language: str, csrf_token: str
+) -> str:
+    """The live parts of the tournament page for one viewer. Their forms post with
+    ``csrf_token`` (``core.csrf.socket_csrf_token`` of the viewer's socket): rendered
+    without a request, ``{% csrf_token %}`` would otherwise be empty and every form in
+    them refused once they replaced the page's parts."""
     with translation.override(language):
         tournament = Tournament.objects.get(pk=tournament_id)
         page = selectors.tournament_page(tournament=tournament, viewer=viewer)
-        context = {"p": page, "oob": True}
+        context = {
+            "p": page,
+            "oob": True,
+            "csrf_token": csrf_token,
+            "user": viewer if viewer is not None else AnonymousUser(),
+        }
         return "".join(
             render_to_string(f"tournaments/detail.html#{name}", context) for name in LIVE_PARTIALS
         )

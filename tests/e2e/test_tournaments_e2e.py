@@ -79,3 +79,42 @@ def test_a_player_registers_his_page_follows_him_and_the_standings_update_live(s
     expect(staff_page.get_by_test_id("status")).to_have_text("cancelled")
     for ctx in (ola_ctx, watcher_ctx, staff_ctx):
         ctx.close()
+
+
+def test_the_forms_of_a_live_updated_page_still_post(site, browser):
+    """Each form is used only after the page was updated live by another person's action."""
+    staff = make_staff("staff_forms_e2e")
+    make_user("ola_forms_e2e")
+    tournament = make_tournament(by=staff, bots=2, name="Live forms cup")
+    url = f"{site.url}/tournaments/{tournament.pk}/"
+    staff_ctx, staff_page = new_page(browser)
+    log_in(staff_page, site.url, staff.username)
+    ola_ctx, ola = new_page(browser)
+    log_in(ola, site.url, "ola_forms_e2e")
+    for page in (staff_page, ola):
+        page.goto(url)
+        live(page)
+
+    def registrants(page: Page, count: int) -> None:
+        expect(page.get_by_test_id("registrants").locator("li")).to_have_count(count)
+
+    staff_page.get_by_test_id("add-bot").click()  # the staff page's own, as loaded
+    registrants(ola, 3)
+    ola.get_by_test_id("register").click()
+    expect(ola.get_by_text("You are registered. Good luck!")).to_be_visible()
+    live(ola)
+    registrants(staff_page, 4)
+    staff_page.get_by_test_id("add-bot").click()  # after the live update
+    expect(staff_page.get_by_text("A bot is registered.")).to_be_visible()
+    live(staff_page)
+    registrants(ola, 5)
+    ola.get_by_test_id("unregister").click()
+    expect(ola.get_by_text("You have withdrawn from the tournament.")).to_be_visible()
+    assert not TournamentEntry.objects.filter(user__username="ola_forms_e2e").exists()
+
+    registrants(staff_page, 4)
+    staff_page.get_by_test_id("start-now").click()
+    expect(staff_page.get_by_text("The tournament has started.")).to_be_visible()
+    expect(staff_page.get_by_test_id("status")).to_have_text("running")
+    for ctx in (ola_ctx, staff_ctx):
+        ctx.close()
