@@ -17,7 +17,13 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from core.csrf import socket_csrf_token
-from games.consumers import _scope_language, connection_allowed
+from games.consumers import (
+    CLOSE_LIMITED,
+    FLOOD_CLOSE,
+    LimitedSocketMixin,
+    _scope_language,
+    connection_allowed,
+)
 from games.consumers_moderation import UserSocketMixin, user_is_banned
 from tournaments import events, renderers
 from tournaments.models import Tournament
@@ -25,8 +31,9 @@ from tournaments.models import Tournament
 RENDER_COALESCE = 0.25  # seconds: events arriving meanwhile are rendered together
 
 
-class TournamentConsumer(UserSocketMixin, AsyncWebsocketConsumer):
-    """One viewer of one tournament page."""
+class TournamentConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer):
+    """One viewer of one tournament page, within the limits of every socket (sockets open
+    per user, connections per minute, frames per second)."""
 
     tournament_id: int
     group: str | None = None
@@ -37,6 +44,9 @@ class TournamentConsumer(UserSocketMixin, AsyncWebsocketConsumer):
         self.language = _scope_language(self.scope)
         self.stale = False
         self.renderer: asyncio.Task | None = None
+        if not self.take_socket():
+            await self.close(code=CLOSE_LIMITED)
+            return
         if user_is_banned(self.user) or not await database_sync_to_async(self._may_watch)():
             await self.close(code=4403)
             return
@@ -53,6 +63,7 @@ class TournamentConsumer(UserSocketMixin, AsyncWebsocketConsumer):
         )
 
     async def disconnect(self, code: int) -> None:
+        self.give_back_socket()
         if self.renderer is not None:
             self.renderer.cancel()
         await self.leave_user_group()
@@ -60,7 +71,9 @@ class TournamentConsumer(UserSocketMixin, AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        return  # the page only listens
+        # The page only listens; a socket that keeps talking is closed.
+        if not self.frame_allowed() and len(self.frame_times) > FLOOD_CLOSE:
+            await self.close(code=CLOSE_LIMITED)
 
     async def tournament_changed(self, event: dict[str, Any]) -> None:
         self.stale = True

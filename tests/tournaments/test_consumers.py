@@ -54,3 +54,59 @@ async def test_a_players_pages_follow_him_when_the_tournament_seats_and_removes_
     assert 'data-kind="eliminated"' in frames[-1]
     for ws in (page, table):
         await ws.disconnect()
+
+
+async def test_a_tournament_table_says_live_that_the_tournament_is_over_and_who_won():
+    """As it says who is out, the table's socket says the tournament is over and who won,
+    in each viewer's language (#31)."""
+    tournament = await database_sync_to_async(started)(
+        await database_sync_to_async(make_tournament)(bots=3)
+    )
+    hand = (await database_sync_to_async(hands_in_play)(tournament))[0]
+    ola = await database_sync_to_async(make_user)("ola_watches", language="en")
+    janek = await database_sync_to_async(make_user)("janek_watches", language="pl")
+    english = await connect(f"/ws/tables/{hand.match.table_id}/", ola)
+    polish = await connect(f"/ws/tables/{hand.match.table_id}/", janek)
+    entries = await database_sync_to_async(list)(tournament.entries.order_by("pk"))
+    for entry in entries[:2]:
+        await database_sync_to_async(services.tournament_disqualify)(
+            tournament_id=tournament.pk, entry_id=entry.pk, by=tournament.created_by
+        )
+    winner = entries[2].display_name
+    frames = await frames_until(english, 'data-testid="tournament-over"')
+    assert f"The tournament is over: {winner} won." in frames[-1]
+    assert f'href="{tournament.get_absolute_url()}"' in frames[-1]
+    frames = await frames_until(polish, 'data-testid="tournament-over"')
+    assert f"Turniej zakończony. Zwycięzca: {winner}." in frames[-1]
+    for ws in (english, polish):
+        await ws.disconnect()
+
+
+async def test_a_tournament_socket_counts_against_the_users_sockets_and_a_flood_is_closed():
+    from channels.testing import WebsocketCommunicator
+
+    from games.consumers import CLOSE_LIMITED, FLOOD_CLOSE, SOCKETS_PER_USER
+    from pan_site.asgi import application
+    from tests.games.ws import ORIGIN, session_cookie
+
+    tournament = await database_sync_to_async(make_tournament)()
+    ola = await database_sync_to_async(make_user)("ola_sockets")
+    path = f"/ws/tournaments/{tournament.pk}/"
+    held = [await connect(path, ola) for _ in range(SOCKETS_PER_USER)]
+    cookie = await session_cookie(ola)
+    extra = WebsocketCommunicator(application, path, headers=[ORIGIN, (b"cookie", cookie)])
+    connected, code = await extra.connect(timeout=10)
+    assert not connected and code == CLOSE_LIMITED
+
+    talker = held.pop()
+    for _ in range(FLOOD_CLOSE + 1):
+        await talker.send_to(text_data="x")
+    closed = await talker.receive_output(timeout=5)
+    while closed["type"] != "websocket.close":
+        closed = await talker.receive_output(timeout=5)
+    assert closed["code"] == CLOSE_LIMITED
+    await talker.disconnect()  # the browser leaves: its slot is given back
+    again = WebsocketCommunicator(application, path, headers=[ORIGIN, (b"cookie", cookie)])
+    assert (await again.connect(timeout=10))[0]
+    for ws in [*held, again]:
+        await ws.disconnect()
