@@ -5,16 +5,19 @@ PostgreSQL, Redis): 1 or 2 daphne processes, the Celery main worker (and the clo
 worker where the code still has a clock queue) and beat. Creates N tables of four
 signed-in players through the services (no bots), opens one real websocket per player
 (all the sockets of table i on daphne i mod D, as the README's proxy routes them; with
-``--route seat``, seat p of every table on daphne p mod D) and plays: at each table the
-player to move waits 1 to 3 s (2 s on average) after his turn shows, then sends one of
-his legal forms at random. For every move it measures the time until the last of the
-four seats has the resulting update (``bench.load_client``). In the same run a bare baseline
+``--route seat``, seat p of every table on daphne p mod D), plays the tables quickly into
+long hands (``--lengthen``: each hand to a version drawn from 20 to 40), then measures:
+by default in open loop, a table's next move due 1 to 3 s (2 s on average) after the
+previous one was due, whatever the server does (``--pacing closed``: 1 to 3 s after the
+turn shows; ``--pacing open,closed`` runs both). For every move it measures the time from
+its send until the last of the four seats has the resulting update
+(``bench.load_client``), and the daphnes' CPU per move. In the same run a bare baseline
 (``bench.baseline_asgi``: a minimal consumer that group_sends over the same channels_redis
 layer) is driven the same way. One line per configuration:
 
-    load: tables=N daphne=D moves=M p50=.. p95=.. p99=.. max=.. ms
+    load: pacing=P tables=N daphne=D moves=M p50=.. p95=.. p99=.. max=.. ms
           errors=E (handshake=H closed=C refused=R lost=L stalled=S)
-          baseline_p99=.. ratio=..
+          cpu/move=.. ms baseline_p99=.. ratio=.. baseline_cpu/move=.. ms
 
 then the details: handshakes, CPU shares, the Celery messages waiting in Redis and the
 live hands. Also the memory per idle socket (K sockets held on a fresh daphne) and, with
@@ -70,7 +73,6 @@ use_services(database="pan_bench_load", queue="pan-bench-load")
 
 BASE_SECONDS = 3600  # nobody runs out of time: the load is the moves, not the clocks
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-TIMER_TASK = "games.hand_timeout"
 
 
 @dataclass
@@ -96,6 +98,23 @@ def parse_options() -> argparse.Namespace:
     parser.add_argument("--storm-rate", type=float, default=50.0, help="connections a second")
     parser.add_argument("--storm-tables", type=int, default=125, help="tables playing meanwhile")
     parser.add_argument("--pace", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"))
+    parser.add_argument(
+        "--pacing",
+        type=lambda text: [p for p in text.split(",") if p],
+        default=["open"],
+        help="open (a schedule: the next move due after the last was due), closed (after "
+        "it showed), or open,closed",
+    )
+    parser.add_argument("--catch-up", type=float, default=4.0, help="open loop: s of backlog")
+    parser.add_argument(
+        "--lengthen",
+        type=int,
+        nargs=2,
+        default=(20, 40),
+        metavar=("MIN", "MAX"),
+        help="play each hand to a version in this range before measuring (0 0: no)",
+    )
+    parser.add_argument("--lengthen-seconds", type=float, default=120.0, help="at most")
     parser.add_argument("--move-timeout", type=float, default=15.0, help="s until a move is lost")
     parser.add_argument("--stall-after", type=float, default=20.0, help="s of nothing: stalled")
     parser.add_argument("--give-up", type=float, default=20.0, help="stop if no move in s")
@@ -206,6 +225,10 @@ class CpuMeter:
 
     def summary(self) -> str:
         return "cpu " + " ".join(f"{name}={share:.0%}" for name, share in self.shares().items())
+
+    def used(self, servers: list[Server]) -> float:
+        """CPU seconds that ``servers`` (among the meter's) used so far."""
+        return sum(cpu_seconds(s.proc.pid) - self.start[s.name] for s in servers)
 
 
 async def settle(servers: list[Server], *, below: float = 0.2, timeout: float = 15.0) -> None:
@@ -337,33 +360,47 @@ def queue_keys(queue: str) -> list[str]:
 
 def celery_waiting() -> Counter[tuple[str, str]]:
     """Messages of our queues in Redis by (task, where): waiting in the lists (queued), or
-    delivered to a worker and not acknowledged yet (reserved: the countdowns and ETAs a
-    worker holds, such as timers)."""
+    delivered to a worker and not acknowledged yet (reserved), and of either, those that
+    wait for an eta or countdown (timer). Timeouts are no tasks (the clock ticker reads
+    the deadlines from the database, ``games.clock``): a timer left here per live hand
+    would be a task per move again."""
     client, queues = redis_client(), set(our_queues())
     counts: Counter[tuple[str, str]] = Counter()
+
+    def count(message: dict, where: str) -> None:
+        headers = message.get("headers", {})
+        task = headers.get("task", "?")
+        counts[task, where] += 1
+        if headers.get("eta"):
+            counts[task, "timer"] += 1
+
     for queue in queues:
         for key in queue_keys(queue):
             for raw in client.lrange(key, 0, -1):
-                counts[json.loads(raw).get("headers", {}).get("task", "?"), "queued"] += 1
+                count(json.loads(raw), "queued")
     for _tag, raw in client.hscan_iter("unacked"):
         message, _exchange, routing_key = json.loads(raw)
         if routing_key in queues:
-            counts[message.get("headers", {}).get("task", "?"), "reserved"] += 1
+            count(message, "reserved")
     return counts
 
 
 def celery_summary(counts: Counter[tuple[str, str]], hands: int) -> str:
-    timers = {w: n for (task, w), n in counts.items() if task == TIMER_TASK}
-    others: Counter[str] = Counter()
-    for (task, _where), n in counts.items():
-        if task != TIMER_TASK:
-            others[task] += n
-    total = sum(timers.values())
+    timers: Counter[str] = Counter()
+    where: Counter[str] = Counter()
+    tasks: Counter[str] = Counter()
+    for (task, kind), n in counts.items():
+        if kind == "timer":
+            timers[task] += n
+        else:
+            where[kind] += n
+            tasks[task] += n
+    total = timers.total()
     return (
-        f"celery: waiting timer tasks={total} (queued={timers.get('queued', 0)} "
-        f"reserved={timers.get('reserved', 0)}), other tasks={others.total()} "
-        f"{dict(others.most_common(4)) if others else '{}'}; live hands={hands}; "
-        f"timers/live hand={total / max(1, hands):.2f}"
+        f"celery: waiting tasks={tasks.total()} (queued={where['queued']} "
+        f"reserved={where['reserved']}) {dict(tasks.most_common(4)) if tasks else '{}'}; "
+        f"timers (eta or countdown)={total} {dict(timers.most_common(4)) if timers else '{}'}; "
+        f"live hands={hands}; timers/live hand={total / max(1, hands):.2f}"
     )
 
 
@@ -399,31 +436,52 @@ def tracebacks(logs: Path) -> int:
 # --- one configuration -------------------------------------------------------------------
 
 
-def load_run(seats: list[list[SeatSpec]], options: argparse.Namespace) -> LoadRun:
+def load_run(
+    seats: list[list[SeatSpec]], options: argparse.Namespace, pacing: str = "open"
+) -> LoadRun:
     return LoadRun(
         seats,
         pace=tuple(options.pace),
+        pacing=pacing,
+        catch_up=options.catch_up,
         move_timeout=options.move_timeout,
         stall_after=options.stall_after,
         retries=options.retries,
     )
 
 
+@dataclass
+class Measured:
+    run: LoadRun
+    cpu: str  # every server's share of a core while playing
+    cpu_per_move_ms: float  # the daphnes' CPU time per measured move
+    versions_at_start: list[int]  # the version of each table's hand when the measure began
+    crowd: LoadRun | None = None
+
+
 async def measure(
     seats: list[list[SeatSpec]],
     servers: list[Server],
+    daphnes: list[Server],
     options: argparse.Namespace,
     *,
+    pacing: str = "open",
+    lengthen: bool = True,
     storm: list[list[SeatSpec]] | None = None,
     quiet: list[Server] | None = None,
-) -> tuple[LoadRun, str, LoadRun | None]:
-    """Connect, warm up, wait until ``quiet`` (default: ``servers``) are nearly idle, play;
-    returns the run, the CPU summary of ``servers`` while playing and the storm's run."""
-    run = load_run(seats, options)
-    crowd = load_run(storm, options) if storm else None
+) -> Measured:
+    """Connect, warm up, play the hands long (``lengthen``), wait until ``quiet`` (default:
+    ``servers``) are nearly idle, play; returns the run, the CPU of ``servers`` while
+    playing and of ``daphnes`` per move, and the storm's run."""
+    run = load_run(seats, options, pacing)
+    crowd = load_run(storm, options, pacing) if storm else None
     try:
         await run.connect(concurrency=options.connect_concurrency, budget=options.connect_budget)
         await run.warm_up(options.warmup_timeout)
+        low, high = options.lengthen
+        if lengthen and high > 0:
+            await run.lengthen((low, high), pace=(0.05, 0.25), seconds=options.lengthen_seconds)
+        versions = run.hand_versions()
         await settle(quiet or servers)
         meter = CpuMeter(servers)
         seconds = options.seconds
@@ -433,10 +491,11 @@ async def measure(
             seconds = max(seconds, len(crowd.seats) / options.storm_rate + 10)
         await run.play(seconds, give_up=options.give_up)
         cpu = meter.summary()
+        per_move = meter.used(daphnes) * 1000 / max(1, len(run.latencies))
         if crowd is not None and arriving is not None:
             await arriving
             await crowd.warm_up(10)
-        return run, cpu, crowd
+        return Measured(run, cpu, per_move, versions, crowd)
     finally:
         await run.close()
         if crowd is not None:
@@ -472,6 +531,7 @@ def configuration(
     options: argparse.Namespace,
     logs: Path,
     *,
+    pacing: str = "open",
     storm: int = 0,
 ) -> None:
     created = time.monotonic()
@@ -483,39 +543,60 @@ def configuration(
         )
     setup = time.monotonic() - created
     errors_before = tracebacks(logs)
-    run, cpu, arrivals = asyncio.run(
+    measured = asyncio.run(
         measure(
             site_seats(data, site, route=options.route),
             site + workers,
+            site,
             options,
+            pacing=pacing,
             storm=crowd,
             quiet=site,
         )
     )
+    run, cpu, arrivals = measured.run, measured.cpu, measured.crowd
     waiting = celery_waiting()
     hands = live_hands([tid for tid, _ in data])
     all_hands = live_hands()
-    base = base_cpu = None
+    base = base_measured = None
     if baseline:
-        base, base_cpu, _ = asyncio.run(
+        base_measured = asyncio.run(
             measure(
                 baseline_seats(tables, baseline, route=options.route),
                 baseline,
+                baseline,
                 options,
+                pacing=pacing,
+                lengthen=False,  # the bare consumer keeps no hand: nothing grows
                 quiet=site + baseline,
             )
         )
+        base = base_measured.run
     p99 = quantile(run.latencies, 0.99)
     line = (
-        f"load{'(storm)' if storm else ''}: tables={tables} daphne={len(site)} "
-        f"moves={len(run.latencies)} {latency_summary(run.latencies)} ms {run.errors.summary()}"
+        f"load{'(storm)' if storm else ''}: pacing={pacing} tables={tables} "
+        f"daphne={len(site)} moves={len(run.latencies)} {latency_summary(run.latencies)} ms "
+        f"{run.errors.summary()} cpu/move={measured.cpu_per_move_ms:.1f} ms"
     )
-    if base is not None:
+    if base is not None and base_measured is not None:
         base_p99 = quantile(base.latencies, 0.99)
         ratio = f"{p99 / base_p99:.1f}" if base_p99 else "n/a"
-        line += f" baseline_p99={base_p99:.0f} ratio={ratio}"
+        line += (
+            f" baseline_p99={base_p99:.0f} ratio={ratio}"
+            f" baseline_cpu/move={base_measured.cpu_per_move_ms:.1f} ms"
+        )
     print(line)
     print(f"  setup: {tables} tables in {setup:.1f} s")
+    at_start = sorted(measured.versions_at_start)
+    if at_start and run.versions:
+        print(
+            f"  hands: version at the start of the measure p50={quantile(at_start, 0.5):.0f} "
+            f"min={at_start[0]} max={at_start[-1]} (lengthened in {run.lengthen_seconds:.0f} s); "
+            f"measured moves made at version p50={quantile(run.versions, 0.5):.0f} "
+            f"p90={quantile(run.versions, 0.9):.0f}"
+        )
+    if run.from_due:
+        print(f"  site: from when each move was due: {latency_summary(run.from_due)} ms")
     for text in describe(run, cpu, "site"):
         print(text)
     print(f"  {celery_summary(waiting, all_hands)} (this configuration's {hands})")
@@ -527,12 +608,12 @@ def configuration(
         )
         for text in arrivals.errors.details():
             print(f"  storm: {text}")
-    if base is not None and base_cpu is not None:
+    if base is not None and base_measured is not None:
         print(
             f"  baseline: moves={len(base.latencies)} {latency_summary(base.latencies)} ms "
             f"{base.errors.summary()}"
         )
-        for text in describe(base, base_cpu, "baseline"):
+        for text in describe(base, base_measured.cpu, "baseline"):
             print(text)
     new_errors = tracebacks(logs) - errors_before
     if new_errors:
@@ -620,7 +701,10 @@ def header(options: argparse.Namespace) -> str:
     return (
         f"bench-load: cores={os.cpu_count()} (load average {os.getloadavg()[0]:.1f}), "
         f"seconds={options.seconds:.0f} per configuration, "
-        f"pace {low:g}-{high:g} s (mean {(low + high) / 2:g} s) per move per table, "
+        f"pacing {','.join(options.pacing)}: pace {low:g}-{high:g} s (mean "
+        f"{(low + high) / 2:g} s) per move per table (open: after the last was due, catching "
+        f"up at most {options.catch_up:g} s; closed: after it showed), hands lengthened to "
+        f"versions {options.lengthen[0]}-{options.lengthen[1]} first, "
         f"clock={BASE_SECONDS}+0 s, bots=0, players=4 per table, "
         f"tables={','.join(map(str, options.tables))} "
         f"daphne={','.join(map(str, options.daphne))} route={options.route} "
@@ -649,6 +733,8 @@ def stopped_on_sigterm() -> Iterator[None]:
 
 def main() -> None:
     options = parse_options()
+    if not options.pacing or set(options.pacing) - {"open", "closed"}:
+        raise SystemExit("--pacing takes open, closed or open,closed")
     raise_open_files()
     start_django(fresh=True)
     clean_redis()
@@ -668,14 +754,17 @@ def main() -> None:
                         baseline = start_daphnes(
                             servers, count, logs=logs, name="baseline", baseline=True
                         )
-                    for tables in options.tables:
-                        configuration(tables, site, baseline, workers, options, logs)
+                    for pacing in options.pacing:
+                        for tables in options.tables:
+                            configuration(
+                                tables, site, baseline, workers, options, logs, pacing=pacing
+                            )
             if options.storm:
                 with ExitStack() as servers:
                     site = start_daphnes(servers, options.daphne[0], logs=logs, name="storm")
                     configuration(
                         options.storm_tables, site, [], workers, options, logs,
-                        storm=options.storm_sockets,
+                        pacing=options.pacing[0], storm=options.storm_sockets,
                     )  # fmt: skip
     except KeyboardInterrupt:
         print("interrupted: every process this run started has been stopped")

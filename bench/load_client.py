@@ -2,11 +2,22 @@
 
 Every seat reads the frames the server sends and keeps what the page would show: the
 table's position (hand, version) from ``#table-status`` and the legal moves from the
-``ws-send`` forms of ``#my-hand``. The seat whose forms are on offer waits a random
-pause, then sends one of them at random, as the browser would (htmx sends a form's
-fields as JSON). A move is recognised on each of the table's four sockets by the first
+``ws-send`` forms of ``#my-hand``. The seat whose forms are on offer sends one of them
+at random, as the browser would (htmx sends a form's fields as JSON), when the table's
+next move is due. A move is recognised on each of the table's four sockets by the first
 ``#table-status`` that stands after it: the same hand at a later version, or a newer
 hand. Its latency is the arrival on the last of the four minus the moment it was sent.
+
+Two pacings. ``open`` (the default) is a schedule, as players who decide when to play
+whatever the server does: a table's next move is due a random pause after the previous
+one was *due*, not after it showed, so a server that lags is not sent less (no
+coordinated omission); a table that fell behind catches up by at most ``catch_up``
+seconds. Each move also has its latency from the moment it was due (``from_due``), which
+counts the wait of a move that could not be sent on time. ``closed`` waits the pause
+after the turn shows, as the bench did first: a lagging server is then sent less.
+
+``lengthen`` plays the tables quickly into long hands before the measure (a move's cost
+grows with the hand's history), each to its own target number of versions.
 
 Hands are ordered by ``data-hand`` (the hand's id, growing) when the page gives it,
 else by the order in which the table's sockets first saw each hand's shuffle
@@ -28,7 +39,7 @@ import re
 import statistics
 import time
 from collections import Counter
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,6 +155,7 @@ class Pending:
     hand: int
     version: int
     sent: float
+    due: float  # when the schedule wanted it sent (the send itself, closed loop)
     arrived: dict[int, float] = field(default_factory=dict)
 
 
@@ -267,6 +279,8 @@ class Table:
         self.progress = time.monotonic()
         self.rematched: tuple[int, int] | None = None
         self.complete = False  # every seat connected: the table plays (else it sits out)
+        self.due = 0.0  # open loop: when the table's next move is due
+        self.target = 0  # while lengthening: the version its hand should reach
 
     def position(self, status: tuple[dict[str, str], str]) -> tuple[int, int]:
         attributes, inner = status
@@ -295,18 +309,27 @@ class Table:
                 arrivals = pending.arrived.values()
                 latency = (max(arrivals) - pending.sent) * 1000
                 self.run.latencies.append(latency)
+                self.run.from_due.append((max(arrivals) - pending.due) * 1000)
+                self.run.versions.append(pending.version)
                 self.run.timeline.append((pending.sent, latency))
                 self.run.first_latencies.append((min(arrivals) - pending.sent) * 1000)
                 self.pending = None
                 self.progress = now
+
+    def long_enough(self) -> bool:
+        """While lengthening: this table's hand has reached its target (or it sits out)."""
+        return not self.complete or self.latest[1] >= self.target
 
     def refused(self, seat: Seat) -> None:
         if self.pending is not None and self.pending.seat == seat.index:
             self.pending = None
 
     def next_move(self) -> None:
-        """Start the pause of whoever may act, unless a move is already on its way."""
+        """Start the pause of whoever may act, unless a move is already on its way (or,
+        while lengthening, the hand is long enough)."""
         if not (self.run.playing and self.complete) or self.pending or self.acting:
+            return
+        if self.run.lengthening and self.long_enough():
             return
         for seat in self.seats:
             if seat.position == self.latest and seat.can_move():
@@ -317,21 +340,40 @@ class Table:
             self.rematched = owner.position
             self.acting = asyncio.create_task(self._act(owner, None))
 
+    def _pause(self) -> tuple[float, float]:
+        """How long to wait before acting, and the moment the move counts as due."""
+        now, run = time.monotonic(), self.run
+        if run.pacing == "closed" or run.lengthening:
+            pause = random.uniform(*run.pace)
+            return pause, now + pause
+        return max(0.0, self.due - now), self.due
+
+    def _sent(self, due: float) -> None:
+        """An action left: when the next one is due (open loop), from this one's due time,
+        never more than ``catch_up`` seconds in the past."""
+        run = self.run
+        if run.pacing == "open" and not run.lengthening:
+            self.due = max(due + random.uniform(*run.pace), time.monotonic() - run.catch_up)
+
     async def _act(self, seat: Seat, position: tuple[int, int] | None) -> None:
         try:
-            await asyncio.sleep(random.uniform(*self.run.pace))
+            pause, due = self._pause()
+            await asyncio.sleep(pause)
             if not self.run.playing:
                 return
             if position is None:
                 self.run.rematches += 1
+                self._sent(due)
                 await seat.send({"action": "rematch"})
                 return
             if seat.position != position or not seat.can_move():
                 return  # the table moved on meanwhile (a timeout, a resync)
             form = random.choice(seat.forms)
             version = int(form.get("version") or position[1])
-            self.pending = Pending(seat.index, position[0], version, time.monotonic())
+            now = time.monotonic()
+            self.pending = Pending(seat.index, position[0], version, now, min(due, now))
             self.run.moves_sent += 1
+            self._sent(due)
             await seat.send(form)
         finally:
             self.acting = None
@@ -349,6 +391,7 @@ class Table:
             self.complete
             and self.pending is None
             and self.acting is None
+            and not (run.lengthening and self.long_enough())  # resting on purpose
             and now - self.progress > run.stall_after
         ):
             run.errors.stalled += 1
@@ -367,22 +410,31 @@ class LoadRun:
         tables: list[list[SeatSpec]],
         *,
         pace: tuple[float, float] = (1.0, 3.0),
+        pacing: str = "open",
+        catch_up: float = 4.0,
         move_timeout: float = 15.0,
         stall_after: float = 20.0,
         open_timeout: float = 30.0,
         retries: int = 3,
     ) -> None:
+        if pacing not in ("open", "closed"):
+            raise ValueError(f"pacing is open or closed, not {pacing!r}")
         self.tables = [Table(self, seats) for seats in tables]
         self.pace, self.move_timeout, self.stall_after = pace, move_timeout, stall_after
+        self.pacing, self.catch_up = pacing, catch_up
         self.open_timeout, self.retries = open_timeout, retries
         self.errors = Errors()
         self.latencies: list[float] = []  # a move until the last seat has it, in ms
+        self.from_due: list[float] = []  # the same from when it was due (open loop)
+        self.versions: list[int] = []  # the hand's version each measured move was made at
         self.first_latencies: list[float] = []  # until the first seat has it
         self.timeline: list[tuple[float, float]] = []  # (sent, latency in ms) of each move
         self.began = 0.0  # when play began (monotonic)
         self.handshake_ms: list[float] = []
         self.loop_lag_ms: list[float] = []
         self.playing = False
+        self.lengthening = False
+        self.lengthen_seconds = 0.0
         self.moves_sent = 0
         self.new_hands = 0
         self.rematches = 0
@@ -427,27 +479,39 @@ class LoadRun:
         self.errors.lost += sum(1 for s in self.seats if s.ws is not None and s.position is None)
         self.warmup_seconds = time.monotonic() - began
 
+    async def lengthen(
+        self, versions: tuple[int, int], *, pace: tuple[float, float], seconds: float
+    ) -> None:
+        """Play quickly (``pace``) until each table's hand stands at a version drawn from
+        ``versions`` (a hand that ends meanwhile is followed by the next), at most
+        ``seconds``; nothing it plays is measured."""
+        began, measured_pace = time.monotonic(), self.pace
+        self.pace, self.lengthening = pace, True
+        for table in self.tables:
+            table.target = random.randint(*versions)
+        try:
+            await self._drive(seconds, done=lambda: all(t.long_enough() for t in self.tables))
+        finally:
+            self.pace, self.lengthening = measured_pace, False
+            self.lengthen_seconds = time.monotonic() - began
+        for measured in (self.latencies, self.from_due, self.versions, self.first_latencies):
+            measured.clear()
+        self.timeline.clear()
+        self.loop_lag_ms.clear()
+        self.moves_sent = self.new_hands = self.rematches = self.frames = 0
+
+    def hand_versions(self) -> list[int]:
+        """The version each playing table's hand stands at."""
+        return [t.latest[1] for t in self.tables if t.complete]
+
     async def play(self, seconds: float, *, give_up: float = 20.0) -> None:
         """Play for ``seconds`` (stop early if no move got through in ``give_up``); then let
         the moves in flight arrive."""
         began = self.began = time.monotonic()
-        self.playing = True
-        for table in self.tables:
-            table.complete = all(seat.ws is not None for seat in table.seats)
-            table.progress = began
-            table.next_move()
-        while time.monotonic() - began < seconds:
-            asleep = time.monotonic()
-            await asyncio.sleep(0.25)
-            now = time.monotonic()
-            self.loop_lag_ms.append((now - asleep - 0.25) * 1000)  # this client's own delay
-            for table in self.tables:
-                table.watch(now)
-            if not self.latencies and now - began > give_up:
-                self.stopped_early = f"no move got through in {give_up:.0f} s"
-                break
+        for table in self.tables:  # the first moves spread over one pause
+            table.due = began + random.uniform(0.0, self.pace[1])
+        await self._drive(seconds, give_up=give_up)
         self.window = time.monotonic() - began
-        self.playing = False
         drain_until = time.monotonic() + self.move_timeout
         while any(t.pending for t in self.tables) and time.monotonic() < drain_until:
             await asyncio.sleep(0.1)
@@ -458,6 +522,37 @@ class LoadRun:
         for table in self.tables:
             if table.acting is not None:
                 table.acting.cancel()
+
+    async def _drive(
+        self,
+        seconds: float,
+        *,
+        give_up: float | None = None,
+        done: Callable[[], bool] | None = None,
+    ) -> None:
+        """Let the tables play for ``seconds`` (less when ``done()`` or when no move got
+        through in ``give_up``), watching for lost moves and stalls every quarter second."""
+        began = time.monotonic()
+        self.playing = True
+        for table in self.tables:
+            table.complete = all(seat.ws is not None for seat in table.seats)
+            table.progress = began
+            table.next_move()
+        try:
+            while time.monotonic() - began < seconds:
+                asleep = time.monotonic()
+                await asyncio.sleep(0.25)
+                now = time.monotonic()
+                self.loop_lag_ms.append((now - asleep - 0.25) * 1000)  # this client's delay
+                for table in self.tables:
+                    table.watch(now)
+                if done is not None and done():
+                    break
+                if give_up is not None and not self.latencies and now - began > give_up:
+                    self.stopped_early = f"no move got through in {give_up:.0f} s"
+                    break
+        finally:
+            self.playing = False
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
