@@ -1,14 +1,18 @@
 """allauth hooks: new accounts start in the language the visitor is reading the site in;
 a banned user cannot log in, and is told why and until when; failed logins count
-against the account, whichever of its names (username or e-mail) was typed."""
+against the account, whichever of its names (username or e-mail) was typed; every
+e-mail names the site by its name (SITE_NAME), not by the host the request came to."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.account.utils import filter_users_by_email, filter_users_by_username
 from django import forms
+from django.conf import settings
+from django.core.mail import EmailMessage
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import translation
@@ -17,7 +21,34 @@ from accounts.models import User
 from accounts.notices import ban_notice
 
 
+@dataclass(frozen=True)
+class NamedSite:
+    """What allauth's e-mail templates read as ``current_site``: the site's name, and the
+    address it was reached at (without django.contrib.sites allauth gives the host as
+    both, so that every e-mail would open "Hello from 127.0.0.1:8150!")."""
+
+    name: str
+    domain: str
+
+    def __str__(self) -> str:
+        return self.domain
+
+
 class AccountAdapter(DefaultAccountAdapter):
+    def render_mail(
+        self,
+        template_prefix: str,
+        email: str | list[str],
+        context: dict[str, Any],
+        headers: dict[str, str] | None = None,
+    ) -> EmailMessage:
+        """Every allauth e-mail (confirmation, password reset, notifications) greets and
+        signs with SITE_NAME; the subject's prefix comes from ACCOUNT_EMAIL_SUBJECT_PREFIX."""
+        site = context.get("current_site")
+        domain = site.domain if site is not None else ""
+        context = {**context, "current_site": NamedSite(name=settings.SITE_NAME, domain=domain)}
+        return super().render_mail(template_prefix, email, context, headers=headers)
+
     def save_user(
         self, request: HttpRequest, user: User, form: object, commit: bool = True
     ) -> User:

@@ -4,4 +4,5 @@ from django.utils.translation import gettext_lazy as _
 
 class AccountsConfig(AppConfig):
     name = "accounts"
-    verbose_name = _("Accounts")
+    # Not "Accounts": allauth's app (e-mail addresses) has that name in the admin.
+    verbose_name = _("Users")

@@ -48,7 +48,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 class ChatMessageAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "author", "table", "text", "is_hidden", "hidden_by")
     list_filter = (HiddenFilter, "created_at")
-    list_select_related = ("author", "table", "hidden_by")
+    list_select_related = ("author", "table__owner", "hidden_by")
     search_fields = ("text", "author__username", "table__name")
     date_hierarchy = "created_at"
 
@@ -83,7 +83,7 @@ class SeatInline(ReadOnlyInline):
 
 @admin.register(Table)
 class TableAdmin(ReadOnlyAdmin):
-    list_display = ("name", "owner", "status", "is_public", "created_at")
+    list_display = ("title", "owner", "status", "is_public", "created_at")
     list_filter = ("status", "is_public", "created_at")
     list_select_related = ("owner",)
     search_fields = ("name", "owner__username")
@@ -93,6 +93,11 @@ class TableAdmin(ReadOnlyAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [f for f in super().get_readonly_fields(request, obj) if f != "invite_token"]
+
+    @admin.display(description=_("name"), ordering="name")
+    def title(self, table: Table) -> str:
+        """The name a reader sees (a table its owner did not name is "ola's table")."""
+        return table.title
 
 
 class MatchPlayerInline(ReadOnlyInline):
@@ -104,7 +109,7 @@ class MatchPlayerInline(ReadOnlyInline):
 class MatchAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "table", "status", "started_at", "finished_at")
     list_filter = ("status", "started_at")
-    list_select_related = ("table",)
+    list_select_related = ("table__owner",)
     search_fields = ("table__name", "players__display_name")
     date_hierarchy = "started_at"
     inlines = [MatchPlayerInline]

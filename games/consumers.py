@@ -305,6 +305,12 @@ class LiveTables:
                 frame, read_at, presence_at = entry
                 self._frames[table_id] = (frame.evolve(presence=presence), read_at, presence_at)
 
+    def shows_presence(self, table_id: int, user_id: int) -> bool:
+        """Whether the table, as this process last read it, shows ``user_id``'s presence
+        mark (``TableSnapshot.presence_marks``); True when it has no read of the table."""
+        entry = self._frames.get(table_id)
+        return entry is None or user_id in entry[0].presence_marks
+
     def presence_seen(self, table_id: int, user_id: int, *, connected: bool) -> None:
         """A player's socket came or went: the frame shows it from now on."""
         entry = self._frames.get(table_id)
@@ -574,7 +580,7 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         await self.join_user_group()
         await self.accept()
         await self._send_table(full=True, since=self.joined_at, arriving=True)
-        if self._is_user():
+        if self._has_presence_mark():
             await events.presence_changed(self.table_id, self.user.pk, connected=True)
         self.pinger = asyncio.create_task(self._ping_forever())
 
@@ -597,12 +603,18 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
             if self._is_user():
                 PONGS.forget(self.table_id, self.user.pk)
                 await in_pool(self._mark_absent)()
-                await events.presence_changed(self.table_id, self.user.pk, connected=False)
+                if self._has_presence_mark():
+                    await events.presence_changed(self.table_id, self.user.pk, connected=False)
 
     # --- presence and lag ---------------------------------------------------------------
 
     def _is_user(self) -> bool:
         return self.user is not None and self.user.is_authenticated
+
+    def _has_presence_mark(self) -> bool:
+        """Only a player of the hand has a mark on the table's pages: the comings and
+        goings of anyone else (a spectator) would be fragments with no place to go."""
+        return self._is_user() and LIVE.shows_presence(self.table_id, self.user.pk)
 
     def _mark_present(self) -> None:
         cache.set(selectors.presence_key(self.table_id, self.user.pk), True, PRESENCE_TTL)

@@ -27,7 +27,7 @@ from accounts.models import User
 from core import broadcast, fragments
 from games import selectors, services
 from games.commands import AbortHand, AnnulMatch, Asker, Command, HideChat, RemovePlayer
-from games.models import Table
+from games.models import Table, table_title
 
 CLOSE_BANNED = 4403
 
@@ -166,7 +166,10 @@ class UserSocketMixin:
         with translation.override(self.language):
             return notices.socket_notice_fragment(
                 notices.removed_notice(
-                    table_name=str(event.get("table", "")), reason=str(event.get("reason", ""))
+                    table_name=table_title(
+                        str(event.get("table", "")), str(event.get("owner", ""))
+                    ),
+                    reason=str(event.get("reason", "")),
                 )
             )
 

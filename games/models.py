@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import Clock, HandState, MatchState, Reason, Rules
@@ -50,6 +51,12 @@ class BotLevel(models.TextChoices):
     ISMCTS = "ismcts", _("Bot: strong (ISMCTS, 500 playouts)")
 
 
+def table_title(name: str, owner_name: str) -> str:
+    """A table's name as its reader sees it, in the active language: the one its owner
+    gave it, else his table ("ola's table")."""
+    return name or gettext("%(username)s's table") % {"username": owner_name}
+
+
 class Table(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", _("waiting for players")
@@ -60,7 +67,8 @@ class Table(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="owned_tables"
     )
-    name = models.CharField(_("name"), max_length=60)
+    # Blank: the table is named by its owner in each reader's language (``title``).
+    name = models.CharField(_("name"), max_length=60, blank=True)
     profile = models.CharField(_("rule profile"), max_length=32, blank=True)
     rules_json = models.JSONField(_("rules"))
     seats_count = models.PositiveSmallIntegerField(_("seats"), default=4)
@@ -90,10 +98,16 @@ class Table(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.name
+        return self.title
 
     def get_absolute_url(self) -> str:
         return reverse("games:table", kwargs={"table_id": self.pk})
+
+    @property
+    def title(self) -> str:
+        """The name its reader sees, in the active language (``table_title``; reads the
+        owner unless the query selected him)."""
+        return table_title(self.name, self.owner.username)
 
     @property
     def rules(self) -> Rules:
@@ -173,7 +187,8 @@ class MatchPlayer(models.Model):
         related_name="match_players",
     )
     bot_level = models.CharField(max_length=16, choices=BotLevel.choices, blank=True)
-    display_name = models.CharField(max_length=150)
+    # Blank for a bot of the site: named by its level in each reader's language (``name``).
+    display_name = models.CharField(max_length=150, blank=True)
     place = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
@@ -183,7 +198,15 @@ class MatchPlayer(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.display_name
+        return self.name
+
+    @property
+    def name(self) -> str:
+        """The player's name as the reader sees it: his own (a person's, a tournament
+        bot's), else his bot level's in the active language ("Bot: greedy")."""
+        if self.display_name or not self.bot_level:
+            return self.display_name
+        return str(BotLevel(self.bot_level).label)
 
 
 class ParsedStates:
@@ -426,12 +449,22 @@ class RatingChange(models.Model):
 class HandAnalysis(models.Model):
     """The analysis of one seat's decisions in a finished hand, asked for by its player.
 
-    ``done`` of ``total`` decisions are analysed while it runs; ``result`` is the JSON of
-    ``games.bots.analysis.Analysis`` when it is done. A user has at most one running
-    (a constraint of the database, so two requests at once cannot both start one).
+    It waits ``queued`` for the analysis worker from ``started_at`` (when he asked); the
+    worker marks it ``running`` and sets ``started_at`` again to when it began. ``done``
+    of ``total`` decisions are analysed while it runs; ``result`` is the JSON of
+    ``games.bots.analysis.Analysis`` when it is done. A user has at most one queued or
+    running (a constraint of the database, so two requests at once cannot both start one).
     """
 
+    # A run this old that is still marked running lost its worker, and a request waiting
+    # this long in the queue lost its message (a broker wiped): neither blocks its user
+    # or counts in the queue, and asking again starts it anew. Far above a hand's few
+    # seconds, and above the wait behind many players asking at once.
+    RUNNING_STALE = timedelta(minutes=5)
+    QUEUED_STALE = timedelta(minutes=30)
+
     class Status(models.TextChoices):
+        QUEUED = "queued", _("queued")
         RUNNING = "running", _("running")
         DONE = "done", _("done")
         FAILED = "failed", _("failed")
@@ -442,7 +475,7 @@ class HandAnalysis(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hand_analyses"
     )
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
     result = models.JSONField(null=True, blank=True)
@@ -457,10 +490,17 @@ class HandAnalysis(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["user"],
-                condition=models.Q(status="running"),
-                name="handanalysis_one_running_per_user",
+                condition=models.Q(status__in=["queued", "running"]),
+                name="handanalysis_one_pending_per_user",
             ),
         ]
 
     def __str__(self) -> str:
         return f"{self.hand} seat {self.seat} ({self.status})"
+
+    @classmethod
+    def lost(cls, now: datetime) -> models.Q:
+        """The pending analyses whose worker or message was lost (see ``*_STALE``)."""
+        return models.Q(status=cls.Status.RUNNING, started_at__lt=now - cls.RUNNING_STALE) | (
+            models.Q(status=cls.Status.QUEUED, started_at__lt=now - cls.QUEUED_STALE)
+        )

@@ -3,7 +3,9 @@
 The engine refuses a move with an :class:`~games.engine.IllegalMove` that carries a
 machine code (:class:`~games.engine.Illegal`) and its parameters; its English sentence
 names the rule for developers. :data:`MESSAGES` holds one message for players per code:
-shorter, without the RULES.md sections, translated.
+shorter, without the RULES.md sections, translated, naming cards as the table shows
+them (``9♥``, never the engine's code ``9H``). Something that is no move at all (a
+:class:`~games.engine.MalformedMove`) is said the same way (:data:`MALFORMED`).
 """
 
 from __future__ import annotations
@@ -16,9 +18,17 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from games.engine import Illegal, IllegalMove, card_label
+from games.cards import card_in_words, cards_in_words
+from games.engine import Illegal, IllegalMove, Malformed, MalformedMove
 
-__all__ = ["MESSAGES", "Message", "illegal_move_text", "timeout_not_a_move_text"]
+__all__ = [
+    "MALFORMED",
+    "MESSAGES",
+    "Message",
+    "illegal_move_text",
+    "malformed_move_text",
+    "timeout_not_a_move_text",
+]
 
 Params = dict[str, Any]
 
@@ -54,11 +64,11 @@ MESSAGES: dict[Illegal, Message] = {
     Illegal.HAND_OVER: Message(gettext_lazy("the hand is over")),
     Illegal.NOT_HELD: Message(
         gettext_lazy("you do not hold %(cards)s"),
-        lambda p: {"cards": ", ".join(p["cards"])},
+        lambda p: {"cards": cards_in_words(p["cards"])},
     ),
     Illegal.OPENING: Message(
         gettext_lazy("the hand opens with the base card %(base)s alone, or all four of its rank"),
-        lambda p: {"base": card_label(p["base"])},
+        lambda p: {"base": card_in_words(p["base"])},
     ),
     Illegal.CARD_TOO_LOW: Message(
         gettext_lazy(
@@ -111,6 +121,23 @@ MESSAGES: dict[Illegal, Message] = {
 }
 
 
+# A page of ours sends none of these; a stale or hand-made one may.
+_UNREADABLE = Message(gettext_lazy("the table cannot read it"))
+
+MALFORMED: dict[Malformed, Message] = {
+    Malformed.NOT_AN_OBJECT: _UNREADABLE,
+    Malformed.UNKNOWN_TYPE: _UNREADABLE,
+    Malformed.KEYS: _UNREADABLE,
+    Malformed.CARDS_NOT_CODES: _UNREADABLE,
+    Malformed.NO_CARDS: Message(gettext_lazy("no card was chosen")),
+    Malformed.UNKNOWN_CARD: Message(gettext_lazy("there is no such card")),
+    Malformed.CARD_TWICE: Message(
+        gettext_lazy("%(card)s is chosen twice"), lambda p: {"card": card_in_words(p["card"])}
+    ),
+    Malformed.BAD_COUNT: Message(gettext_lazy("a pick-up takes at least one card")),
+}
+
+
 def _illegal(reason: str) -> str:
     return _("Illegal move: %(reason)s") % {"reason": reason}
 
@@ -118,6 +145,11 @@ def _illegal(reason: str) -> str:
 def illegal_move_text(exc: IllegalMove) -> str:
     """The engine's refusal of a move, said to the player in the active language."""
     return _illegal(MESSAGES[exc.code].say(exc.params))
+
+
+def malformed_move_text(exc: MalformedMove) -> str:
+    """Why what was sent is no move at all, said to the player in the active language."""
+    return _("That is not a move: %(error)s") % {"error": MALFORMED[exc.code].say(exc.params)}
 
 
 def timeout_not_a_move_text() -> str:

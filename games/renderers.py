@@ -76,7 +76,14 @@ _statuses_lock = threading.Lock()
 def status_fragment(view: selectors.TableView) -> str:
     """The hand's status line (``HAND_PARTIALS[0]``) for every viewer alike."""
     hand, match = view.hand, view.match
-    if settings.DEBUG or hand is None or match is None or hand.is_over or view.match_over:
+    if (
+        settings.DEBUG
+        or hand is None
+        or match is None
+        or hand.is_over
+        or view.match_over
+        or view.tournament_over
+    ):
         return _partials(view, ("status",))
     key = (
         translation.get_language(),

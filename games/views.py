@@ -69,11 +69,11 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
 
 def table_invite(request: HttpRequest, token: str) -> HttpResponse:
     """An invite link: remember in the session that this visitor may see the private table."""
-    table = get_object_or_404(Table, invite_token=token)
+    table = get_object_or_404(Table.objects.select_related("owner"), invite_token=token)
     invited = request.session.get("invited_tables", [])
     if table.pk not in invited:
         request.session["invited_tables"] = [*invited, table.pk][-50:]
-    messages.info(request, _("You were invited to %(name)s.") % {"name": table.name})
+    messages.info(request, _("You were invited to %(name)s.") % {"name": table.title})
     return redirect(table)
 
 

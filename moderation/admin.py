@@ -353,7 +353,7 @@ class AuditLogAdmin(admin.ModelAdmin):
 
     list_display = ("created_at", "actor_name", "action", "target_user", "table", "reason")
     list_filter = ("action", ActorFilter, "created_at")
-    list_select_related = ("actor", "target_user", "table")
+    list_select_related = ("actor", "target_user", "table__owner")
     search_fields = ("actor__username", "target_user__username", "reason")
     date_hierarchy = "created_at"
     fields = ("created_at", "actor_name", "action", "target_user", "table", "reason", "details")
@@ -390,12 +390,20 @@ class ModeratedChatMessageAdmin(GamesModerationMixin, games_admin.ChatMessageAdm
     actions = ["hide_messages", "unhide_messages"]
 
     @admin.action(description=_("Hide the selected messages"), permissions=["hide"])
-    def hide_messages(self, request: HttpRequest, queryset: QuerySet) -> None:
-        self.run_on_each(
+    def hide_messages(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        # The admin is away from the table: the audit log must say why it was hidden.
+        return self.run_with_form(
             request,
             queryset,
-            lambda m: services.chat_hide(by=request.user, message_id=m.pk),
-            lambda n: ngettext("%(n)d message hidden.", "%(n)d messages hidden.", n) % {"n": n},
+            action="hide_messages",
+            title=_("Hide chat messages"),
+            form_class=RequiredReasonForm,
+            run=lambda message, form: services.chat_hide(
+                by=request.user, message_id=message.pk, reason=form.cleaned_data["text"]
+            ),
+            done=lambda n: (
+                ngettext("%(n)d message hidden.", "%(n)d messages hidden.", n) % {"n": n}
+            ),
         )
 
     @admin.action(description=_("Show the selected messages again"), permissions=["hide"])

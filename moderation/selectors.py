@@ -66,7 +66,7 @@ def user_moderation_summary(user: User, *, limit: int = 20) -> ModerationSummary
     return ModerationSummary(
         matches=list(
             MatchPlayer.objects.filter(user=user)
-            .select_related("match__table")
+            .select_related("match__table__owner")
             .order_by("-match__started_at")[:limit]
         ),
         reports_against=list(
@@ -81,7 +81,7 @@ def user_moderation_summary(user: User, *, limit: int = 20) -> ModerationSummary
         ),
         recent_chat=list(
             ChatMessage.objects.filter(author=user)
-            .select_related("table", "hidden_by")
+            .select_related("table__owner", "hidden_by")
             .order_by("-created_at")[: limit * 2]
         ),
         audit=list(

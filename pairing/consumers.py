@@ -2,14 +2,16 @@
 
 The seek lives as long as this socket: a ``seek`` command creates it (and seats whoever
 can be seated now), closing the socket deletes it. The socket hears how many wait for
-the same table (``pairing.waiting``) and where its player was seated (``pairing.seated``).
+the same table (``pairing.waiting``), where its player was seated (``pairing.seated``),
+and that staff removed his seek (``pairing.removed``, answered with ``cancelled``).
 Frames are JSON both ways; the texts the page shows are translated here.
 
 In: ``{"action": "seek", "time_control": "3+2", "size": "2"|"3"|"4"|"any", "wait": 30}``,
 ``{"action": "cancel"}``, ``{"action": "bots", "level": "greedy"}``.
 Out: ``{"type": "waiting", "count": n, "text": ..., "bots_after": s}``,
 ``{"type": "seated", "url": ...}``, ``{"type": "cancelled"}``,
-``{"type": "refused", "message": ...}``.
+``{"type": "refused", "message": ..., "waiting": bool}`` (with ``"url"``: the table at
+which the player already has a seat).
 """
 
 from __future__ import annotations
@@ -99,7 +101,10 @@ class SeekConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer):
                 raise Refused(self._say(lambda: _("Unknown command.")))
         except Refused as refused:
             waiting = self.seeking is not None
-            await self._send({"type": "refused", "message": refused.message, "waiting": waiting})
+            reply = {"type": "refused", "message": refused.message, "waiting": waiting}
+            if isinstance(refused, services.SeatedElsewhere):
+                reply["url"] = refused.table_url  # the panel links to his table
+            await self._send(reply)
 
     async def _seek(self, frame: dict[str, Any]) -> None:
         time_control, size, wait = _seek_fields(frame)
@@ -172,6 +177,13 @@ class SeekConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer):
             )
         )
         await self._send({"type": "waiting", "count": count, "text": text})
+
+    async def pairing_removed(self, event: dict[str, Any]) -> None:
+        """Staff removed his seek: the panel stops waiting."""
+        if self.seeking is None:
+            return
+        await self._stop_waiting()
+        await self._send({"type": "cancelled"})
 
     async def pairing_seated(self, event: dict[str, Any]) -> None:
         await self._stop_waiting()

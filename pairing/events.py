@@ -21,6 +21,10 @@ def seated_on_commit(user_id: int, table_id: int) -> None:
     send_on_commit(seeker_group(user_id), {"type": "pairing.seated", "table": table_id})
 
 
+def removed_on_commit(user_id: int) -> None:
+    send_on_commit(seeker_group(user_id), {"type": "pairing.removed"})
+
+
 def waiting_changed_on_commit(time_control: str, counts: dict[str, int]) -> None:
     send_on_commit(
         waiting_group(time_control),

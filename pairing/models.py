@@ -10,7 +10,8 @@ from django.utils.translation import gettext_lazy as _
 from games.services import TIME_PRESETS
 
 SIZES = (2, 3, 4)  # a seek's size; None (no value) is "any size"
-WAITS = (10, 30, 60, 120)  # seconds before the seeker may fill the seats with bots
+# The wait (seconds before the seeker may fill the seats with bots) the panel offers
+# first; the choices are settings.PAIRING_WAITS.
 DEFAULT_WAIT = 30
 SEEN_EVERY = 20  # seconds between a seek socket's signs of life
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils.translation import gettext as _
 
@@ -21,13 +22,24 @@ from games.engine import PROFILES
 from games.models import RATING_MU, BotLevel, Rating, Seat, Table
 from games.services import TIME_PRESETS
 from pairing import events, matching
-from pairing.models import SEEN_EVERY, SIZES, WAITS, Seek
+from pairing.models import SEEN_EVERY, SIZES, Seek
 
 PAIRING_LOCK = 0x70A1_2026  # the advisory lock's key: any number the site uses for nothing else
 RULES_PROFILE = "kurnik"  # the rules of every table the pairing creates
 BOT_TABLE_SIZE = 4  # a seeker of "any size" who fills with bots gets a full table
 # A seek whose socket has given no sign of life for this long is gone (its daphne died).
 STALE_AFTER = timedelta(seconds=3 * SEEN_EVERY)
+# A seat at a table of these keeps a player from seeking.
+SEATED_STATUSES = (Table.Status.OPEN, Table.Status.PLAYING)
+
+
+class SeatedElsewhere(Refused):
+    """The seeker holds a seat at another table; ``table_url`` is where he finds it (the
+    lobby links to it rather than only saying so)."""
+
+    def __init__(self, table: Table) -> None:
+        super().__init__(_("You have a seat at another table; leave it first."))
+        self.table_url = table.get_absolute_url()
 
 
 def seek_create(
@@ -44,10 +56,9 @@ def seek_create(
         raise Refused(_("Unknown time control."))
     if size is not None and size not in SIZES:
         raise Refused(_("A table has 2 to 4 seats."))
-    if bots_after not in WAITS:
+    if bots_after not in settings.PAIRING_WAITS:
         raise Refused(_("Unknown waiting time."))
-    if _seated_elsewhere([user.pk]):
-        raise Refused(_("You have a seat at another table; leave it first."))
+    _refuse_if_seated_elsewhere(user)
     rating = Rating.objects.filter(user=user).values_list("mu", flat=True).first()
     try:
         with transaction.atomic():
@@ -79,6 +90,20 @@ def seek_cancel(*, user: User, channel_name: str | None = None) -> bool:
             return False
         seek.delete()
         _waiting_changed(seek.time_control)
+    return True
+
+
+def seek_remove(*, seek_id: int) -> bool:
+    """Staff take a seek off the list (the admin's delete: one whose player has gone
+    without its socket closing). A socket still waiting on it hears that it stopped
+    waiting. False: no such seek."""
+    with transaction.atomic():
+        seek = Seek.objects.select_for_update().filter(pk=seek_id).first()
+        if seek is None:
+            return False
+        seek.delete()
+        _waiting_changed(seek.time_control)
+        events.removed_on_commit(seek.user_id)
     return True
 
 
@@ -122,8 +147,7 @@ def seek_fill_with_bots(*, user: User, level: str, now: datetime) -> int:
         seek = Seek.objects.select_for_update().select_related("user").filter(user=user).first()
         if seek is None:
             raise Refused(_("You are not waiting for a game."))
-        if _seated_elsewhere([user.pk]):
-            raise Refused(_("You have a seat at another table; leave it first."))
+        _refuse_if_seated_elsewhere(user)
         if now < seek.created_at + timedelta(seconds=seek.bots_after):
             raise Refused(
                 _("You may fill the seats with bots after waiting %(n)d seconds.")
@@ -172,10 +196,17 @@ def _seat(group: list[Seek], *, size: int, bot_level: str, now: datetime) -> Tab
 def _seated_elsewhere(user_ids: list[int]) -> set[int]:
     """Those of ``user_ids`` who hold a seat at a table that is open or playing (one who
     sat down somewhere after seeking waits on until he leaves it)."""
-    seats = Seat.objects.filter(
-        user__in=user_ids, table__status__in=[Table.Status.OPEN, Table.Status.PLAYING]
-    )
+    seats = Seat.objects.filter(user__in=user_ids, table__status__in=SEATED_STATUSES)
     return set(seats.values_list("user_id", flat=True))
+
+
+def _refuse_if_seated_elsewhere(user: User) -> None:
+    """Refuse ``user``, who holds a seat at an open or playing table, and say which."""
+    table = (
+        Table.objects.filter(seats__user=user, status__in=SEATED_STATUSES).order_by("-pk").first()
+    )
+    if table is not None:
+        raise SeatedElsewhere(table)
 
 
 def _take_pairing_lock() -> None:

@@ -1,9 +1,11 @@
-"""The embedded Celery worker, beat and clock ticker: threads inside the web process.
+"""The embedded Celery workers, beat and clock ticker: threads inside the web process.
 
 Used when no ``REDIS_URL`` is set, so that ``make run`` has working clocks, bots and
 periodic sweeps on a machine with nothing installed. The broker is kombu's in-memory
 transport, which exists only inside this process: tasks are sent and consumed here.
 The clock ticker (``games.clock``) applies the timeouts, as it does in every worker.
+As with the Procfile, hands' analyses have a worker of their own on their own queue,
+with fewer threads, so that they never hold up the main queue's bots and clocks.
 """
 
 from __future__ import annotations
@@ -35,10 +37,35 @@ class _EmbeddedWorkController(WorkController):
         self.ready.set()
 
 
-def start_embedded_worker(*, concurrency: int = 4, timeout: float = 15.0) -> WorkController:
-    """Start (once per process) a Celery worker thread, a beat thread and the clock ticker.
+# Threads of the embedded analysis worker: the Procfile's `analysis` has as many.
+ANALYSIS_CONCURRENCY = 1
 
-    Returns the running worker. Refuses to run against a real broker, where the
+
+def _worker(name: str, queue: str, concurrency: int, timeout: float) -> WorkController:
+    """A worker thread consuming ``queue``, once its consumer is ready."""
+    worker = _EmbeddedWorkController(
+        app=app,
+        hostname=f"{name}@{threading.get_native_id()}",
+        pool="threads",
+        concurrency=concurrency,
+        queues=[queue],
+        loglevel="WARNING",
+        without_heartbeat=True,
+        without_mingle=True,
+        without_gossip=True,
+    )
+    threading.Thread(target=worker.start, name=f"celery-{name}", daemon=True).start()
+    if not worker.ready.wait(timeout):
+        raise RuntimeError(f"The embedded Celery worker ({name}) did not start.")
+    return worker
+
+
+def start_embedded_worker(*, concurrency: int = 4, timeout: float = 15.0) -> WorkController:
+    """Start (once per process) the Celery worker threads (the main queue's with
+    ``concurrency`` threads, the analysis queue's with ``ANALYSIS_CONCURRENCY``), a beat
+    thread and the clock ticker.
+
+    Returns the main queue's worker. Refuses to run against a real broker, where the
     separate ``celery worker`` and ``celery beat`` processes do this job.
     """
     global _started
@@ -50,23 +77,11 @@ def start_embedded_worker(*, concurrency: int = 4, timeout: float = 15.0) -> Wor
         app.finalize()
         app.set_current()
         app.set_default()
-        worker = _EmbeddedWorkController(
-            app=app,
-            hostname=f"embedded@{threading.get_native_id()}",
-            pool="threads",
-            concurrency=concurrency,
-            queues=[settings.CELERY_TASK_DEFAULT_QUEUE],
-            loglevel="WARNING",
-            without_heartbeat=True,
-            without_mingle=True,
-            without_gossip=True,
-        )
-        threading.Thread(target=worker.start, name="celery-worker", daemon=True).start()
-        if not worker.ready.wait(timeout):
-            raise RuntimeError("The embedded Celery worker did not start.")
+        worker = _worker("embedded", settings.CELERY_TASK_DEFAULT_QUEUE, concurrency, timeout)
+        _worker("analysis", settings.CELERY_ANALYSIS_QUEUE, ANALYSIS_CONCURRENCY, timeout)
         beat_schedule_file = settings.VAR_DIR / "celerybeat-schedule"
         beat.EmbeddedService(app, thread=True, schedule_filename=str(beat_schedule_file)).start()
         clock.start_ticker()  # beat_init would start it too, but later, from beat's thread
-        logger.info("Embedded Celery worker, beat and clock ticker started (in-memory broker).")
+        logger.info("Embedded Celery workers, beat and clock ticker started (in-memory broker).")
         _started = worker
         return worker

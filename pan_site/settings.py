@@ -193,18 +193,21 @@ else:
     }
     CELERY_BROKER_URL = REDIS_URL
 
-# One queue, named after CELERY_QUEUE so that several sites (or test runs) share a Redis.
-# No timeout travels on it: a clock ticker next to every worker and in beat reads the due
-# deadlines from the database (games.clock), so a backlog of bot moves never makes a
-# clock late and no worker holds a timer until its deadline (make bench-clock).
+# The queues are named after CELERY_QUEUE so that several sites (or test runs) share a
+# Redis. No timeout travels on the main one: a clock ticker next to every worker and in
+# beat reads the due deadlines from the database (games.clock), so a backlog of bot moves
+# never makes a clock late and no worker holds a timer until its deadline (make
+# bench-clock).
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "pan")
-CELERY_TASK_QUEUES = (
-    Queue(
-        CELERY_TASK_DEFAULT_QUEUE,
-        Exchange(CELERY_TASK_DEFAULT_QUEUE, type="direct"),
-        routing_key=CELERY_TASK_DEFAULT_QUEUE,
-    ),
+# A hand's analysis takes seconds of a core: it has a queue of its own, and a worker of
+# its own with few threads (the Procfile's `analysis`, a capped thread in embedded mode),
+# so that it never holds up a bot's move, a next hand or a tournament on the main queue.
+CELERY_ANALYSIS_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-analysis"
+CELERY_TASK_QUEUES = tuple(
+    Queue(name, Exchange(name, type="direct"), routing_key=name)
+    for name in (CELERY_TASK_DEFAULT_QUEUE, CELERY_ANALYSIS_QUEUE)
 )
+CELERY_TASK_ROUTES = {"games.analyse_hand": {"queue": CELERY_ANALYSIS_QUEUE}}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True
@@ -240,6 +243,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "options": {"expires": 5.0},
     },
 }
+
+# --- Quick pairing ("Play now") -----------------------------------------------------
+# The waits (seconds) a seeker chooses from before he may fill the seats with bots. The
+# browser tests offer one of a second, to fill a table with bots without a real wait.
+PAIRING_WAITS = tuple(int(seconds) for seconds in env_list("PAIRING_WAITS", "10,30,60,120"))
 
 # --- Cache (rate limits of allauth and of our own) --------------------------------
 if EMBEDDED:
@@ -289,8 +297,11 @@ ACCOUNT_RATE_LIMITS = {
     "reset_password_from_key": "20/m/ip",
     "change_password": "5/m/user",
 }
+# The site's name wherever allauth names the site: e-mail subjects and greetings
+# (accounts.adapters), and the issuer an authenticator app shows beside the code.
+SITE_NAME = os.environ.get("SITE_NAME", "Pan online")
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
-MFA_TOTP_ISSUER = "Pan online"
+MFA_TOTP_ISSUER = SITE_NAME
 # allauth takes the client's address from REMOTE_ADDR, which pan_site.proxy has already
 # set from X-Forwarded-For where the peer is a trusted proxy: it must not read the header.
 ALLAUTH_TRUSTED_PROXY_COUNT = 0
@@ -298,7 +309,6 @@ ALLAUTH_TRUSTED_PROXY_COUNT = 0
 # --- E-mail -------------------------------------------------------------------------
 # The site's name opens every e-mail subject. Without it allauth would name the host the
 # request came to (no django.contrib.sites here), such as "[127.0.0.1:8101]".
-SITE_NAME = os.environ.get("SITE_NAME", "Pan online")
 EMAIL_SUBJECT_PREFIX = f"[{SITE_NAME}] "
 ACCOUNT_EMAIL_SUBJECT_PREFIX = EMAIL_SUBJECT_PREFIX
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")

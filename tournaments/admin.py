@@ -17,16 +17,14 @@ from django.utils.translation import gettext_lazy as _
 
 from core.errors import Refused
 from games.admin import ReadOnlyInline
-from games.services import TIME_PRESETS
 from tournaments import services
-from tournaments.forms import TournamentForm
+from tournaments.forms import ScheduleForm, TournamentForm
 from tournaments.models import (
     Tournament,
     TournamentAnnouncement,
     TournamentEntry,
     TournamentSchedule,
 )
-from tournaments.occurrences import WEEKDAY_BITS
 
 
 class TournamentAdminForm(forms.ModelForm):
@@ -146,78 +144,11 @@ class TournamentAdmin(admin.ModelAdmin):
         self._each(request, queryset, services.tournament_cancel, _("cancelled"))
 
 
-WEEKDAY_NAMES = [
-    _("Monday"),
-    _("Tuesday"),
-    _("Wednesday"),
-    _("Thursday"),
-    _("Friday"),
-    _("Saturday"),
-    _("Sunday"),
-]
-
-
-class TournamentScheduleAdminForm(forms.ModelForm):
-    """Weekdays as boxes to tick, the time control as the tables' presets."""
-
-    weekdays = forms.TypedMultipleChoiceField(
-        label=_("Weekdays"),
-        choices=[(bit, name) for bit, name in zip(WEEKDAY_BITS, WEEKDAY_NAMES, strict=True)],
-        coerce=int,
-        widget=forms.CheckboxSelectMultiple,
-        initial=list(WEEKDAY_BITS),
-    )
-    time_control = forms.ChoiceField(
-        label=_("Time control (minutes per hand + seconds per action)"),
-        choices=[(key, key) for key in TIME_PRESETS],
-        initial="3+2",
-    )
-    profile = TournamentForm.base_fields["profile"]
-    seats_per_table = TournamentForm.base_fields["seats_per_table"]
-
-    class Meta:
-        model = TournamentSchedule
-        fields = [
-            "name",
-            "description",
-            "active",
-            "weekdays",
-            "time_of_day",
-            "time_zone",
-            "create_ahead_hours",
-            "time_control",
-            "min_players",
-            "max_players",
-            "seats_per_table",
-            "profile",
-            "max_actions",
-            "seconds_between_hands",
-            "fill_with_bots",
-            "bot_level",
-        ]
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if self.instance.pk:
-            self.initial["weekdays"] = [b for b in WEEKDAY_BITS if self.instance.weekdays & b]
-
-    def clean_weekdays(self) -> int:
-        return sum(self.cleaned_data["weekdays"])
-
-    def _post_clean(self) -> None:
-        super()._post_clean()  # the instance now holds the form's values
-        if not self.errors:
-            try:
-                services.schedule_check(self.instance, now=timezone.now())
-            except Refused as refusal:
-                self.add_error(None, refusal.message)
-
-
 @admin.register(TournamentSchedule)
 class TournamentScheduleAdmin(admin.ModelAdmin):
     """Recurring tournaments: the beat creates each one ahead (``schedule_create_due``)."""
 
-    form = TournamentScheduleAdminForm
+    form = ScheduleForm
     list_display = ["name", "active", "time_of_day", "time_zone", "time_control", "max_players"]
     list_filter = ["active"]
 
@@ -225,7 +156,7 @@ class TournamentScheduleAdmin(admin.ModelAdmin):
         self,
         request: HttpRequest,
         obj: TournamentSchedule,
-        form: TournamentScheduleAdminForm,
+        form: ScheduleForm,
         change: bool,
     ) -> None:
         """Through the service: it checks the settings and who may define schedules."""

@@ -8,8 +8,10 @@ class TournamentsConfig(AppConfig):
 
     def ready(self) -> None:
         from core import fragments
+        from games import selectors as games_selectors
         from games import signals
-        from tournaments import renderers, services
+        from tournaments import renderers, selectors, services
 
         signals.hand_finished.connect(services.on_hand_finished, dispatch_uid="tournaments")
         fragments.register("user.follow", renderers.follow_fragment)
+        games_selectors.register_tournament_end(selectors.table_tournament_end)

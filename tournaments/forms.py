@@ -1,4 +1,4 @@
-"""The staff's tournament form (the staff page and the admin share its fields)."""
+"""The staff's tournament and schedule forms (the staff pages and the admin share them)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django import forms
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
+from core.errors import Refused
 from games.engine import PROFILES
 from games.engine.rules import MAX_ACTIONS_MAX, MAX_ACTIONS_MIN
 from games.forms import (
@@ -18,8 +19,15 @@ from games.forms import (
     time_control_choices,
     time_control_of,
 )
-from games.services import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MIN_BASE_SECONDS
-from tournaments.models import Tournament
+from games.services import (
+    MAX_BASE_SECONDS,
+    MAX_INCREMENT_SECONDS,
+    MIN_BASE_SECONDS,
+    TIME_PRESETS,
+)
+from tournaments import services
+from tournaments.models import WEEKDAY_NAMES, Tournament, TournamentSchedule
+from tournaments.occurrences import WEEKDAY_BITS
 from tournaments.seating import MAX_PLAYERS, MIN_PLAYERS
 from tournaments.services import MAX_SECONDS_BETWEEN_HANDS, TournamentSettings
 
@@ -122,3 +130,64 @@ class TournamentForm(forms.Form):
             "starts_at": timezone.localtime(settings.starts_at),
             "time_control": time_control_of(settings.base_seconds, settings.increment_seconds),
         }
+
+
+class ScheduleForm(forms.ModelForm):
+    """A recurring tournament: weekdays as boxes to tick, the time control as the tables'
+    presets. Valid only if its settings make a valid tournament (``schedule_check``)."""
+
+    weekdays = forms.TypedMultipleChoiceField(
+        label=_("Weekdays"),
+        choices=[(bit, name) for bit, name in zip(WEEKDAY_BITS, WEEKDAY_NAMES, strict=True)],
+        coerce=int,
+        widget=forms.CheckboxSelectMultiple,
+        initial=list(WEEKDAY_BITS),
+    )
+    time_control = forms.ChoiceField(
+        label=_("Time control (minutes per hand + seconds per action)"),
+        choices=[(key, key) for key in TIME_PRESETS],
+        initial="3+2",
+    )
+    profile = TournamentForm.base_fields["profile"]
+    seats_per_table = TournamentForm.base_fields["seats_per_table"]
+
+    class Meta:
+        model = TournamentSchedule
+        fields = [
+            "name",
+            "description",
+            "active",
+            "weekdays",
+            "time_of_day",
+            "time_zone",
+            "create_ahead_hours",
+            "time_control",
+            "min_players",
+            "max_players",
+            "seats_per_table",
+            "profile",
+            "max_actions",
+            "seconds_between_hands",
+            "fill_with_bots",
+            "bot_level",
+        ]
+        widgets = {
+            "time_of_day": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+            "description": forms.Textarea(attrs={"rows": 3}),
+        }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.initial["weekdays"] = [b for b in WEEKDAY_BITS if self.instance.weekdays & b]
+
+    def clean_weekdays(self) -> int:
+        return sum(self.cleaned_data["weekdays"])
+
+    def _post_clean(self) -> None:
+        super()._post_clean()  # the instance now holds the form's values
+        if not self.errors:
+            try:
+                services.schedule_check(self.instance, now=timezone.now())
+            except Refused as refusal:
+                self.add_error(None, refusal.message)

@@ -203,6 +203,18 @@ class TournamentAnnouncement(models.Model):
         return self.text[:60]
 
 
+# The weekdays of a schedule's mask (``occurrences.WEEKDAY_BITS``), Monday first.
+WEEKDAY_NAMES = [
+    _("Monday"),
+    _("Tuesday"),
+    _("Wednesday"),
+    _("Thursday"),
+    _("Friday"),
+    _("Saturday"),
+    _("Sunday"),
+]
+
+
 class TournamentSchedule(models.Model):
     """A recurring tournament the staff defines once ("every day at 20:00, 3+2, up to 64
     players"); the beat creates each occurrence's tournament ahead of its start

@@ -3,31 +3,57 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from itertools import islice
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
+from django.utils.text import get_text_list
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from accounts.permissions import may
 from games.engine import LETTERS
 from games.models import BotLevel, Hand, Match
-from games.selectors import bot_label, rules_summary, time_control_label
+from games.selectors import TournamentEnd, bot_label, rules_summary, time_control_label
 from tournaments.formats import format_of
 from tournaments.models import (
     PAN,
+    WEEKDAY_NAMES,
+    ScheduledTournament,
     Tournament,
     TournamentAnnouncement,
     TournamentEntry,
+    TournamentSchedule,
     TournamentTable,
 )
+from tournaments.occurrences import ALL_DAYS, occurrences_between, weekdays_of
 from tournaments.services import PERM_MANAGE
 
 FINISHED_SHOWN = 30
+OCCURRENCES_SHOWN = 3  # the next starts of a recurring tournament on the list
 
 
 # --- lists ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One coming start of a recurring tournament, and its tournament once created."""
+
+    starts_at: datetime
+    tournament: Tournament | None
+
+
+@dataclass(frozen=True)
+class ScheduleRow:
+    """A recurring tournament on the list: when it repeats, in the reader's language, and
+    its next starts."""
+
+    schedule: TournamentSchedule
+    repeats: str
+    next_starts: list[Occurrence]
 
 
 @dataclass(frozen=True)
@@ -35,10 +61,12 @@ class TournamentLists:
     upcoming: list[Tournament]
     running: list[Tournament]
     finished: list[Tournament]
+    schedules: list[ScheduleRow]
 
 
-def tournament_lists() -> TournamentLists:
-    """Upcoming (registration open), running (or paused) and the latest finished ones."""
+def tournament_lists(*, now: datetime | None = None) -> TournamentLists:
+    """Upcoming (registration open), running (or paused) and the latest finished ones;
+    the active recurring tournaments with their next starts after ``now``."""
     tournaments = Tournament.objects.annotate(
         registered=Count("entries"),
         still_in=Count("entries", filter=Q(entries__eliminated_at__isnull=True)),
@@ -56,7 +84,61 @@ def tournament_lists() -> TournamentLists:
             )
             .order_by("-finished_at")[:FINISHED_SHOWN]
         ),
+        schedules=schedule_rows(now=now or timezone.now()),
     )
+
+
+def schedule_rows(*, now: datetime) -> list[ScheduleRow]:
+    """Every active schedule: when it repeats and its next ``OCCURRENCES_SHOWN`` starts
+    after ``now``, each with its tournament if it is created already. Two queries."""
+    schedules = TournamentSchedule.objects.filter(active=True).prefetch_related(
+        Prefetch(
+            "occurrences",
+            queryset=ScheduledTournament.objects.filter(starts_at__gt=now).select_related(
+                "tournament"
+            ),
+            to_attr="coming",
+        )
+    )
+    # A week per start, and a day more: enough for a schedule of one weekday.
+    until = now + timedelta(days=7 * OCCURRENCES_SHOWN + 1)
+    rows = []
+    for schedule in schedules:
+        created = {o.starts_at: o.tournament for o in schedule.coming}
+        starts = occurrences_between(
+            weekdays=schedule.weekdays,
+            at=schedule.time_of_day,
+            zone=schedule.time_zone,
+            after=now,
+            until=until,
+        )
+        rows.append(
+            ScheduleRow(
+                schedule=schedule,
+                repeats=schedule_repeats(schedule),
+                next_starts=[
+                    Occurrence(start, created.get(start))
+                    for start in islice(starts, OCCURRENCES_SHOWN)
+                ],
+            )
+        )
+    return rows
+
+
+def schedule_repeats(schedule: TournamentSchedule) -> str:
+    """When a schedule repeats, in the active language: "Every day at 8 p.m.", "Every week
+    on Monday and Thursday at 8 p.m.". The time is the schedule's local time; its zone is
+    named when it is not the site's."""
+    at = formats.time_format(schedule.time_of_day)
+    if schedule.time_zone != timezone.get_current_timezone_name():
+        at = f"{at} ({schedule.time_zone})"
+    if schedule.weekdays & ALL_DAYS == ALL_DAYS:
+        return _("Every day at %(time)s") % {"time": at}
+    days = [str(WEEKDAY_NAMES[day]) for day in weekdays_of(schedule.weekdays)]
+    return _("Every week on %(days)s at %(time)s") % {
+        "days": get_text_list(days, _("and")),
+        "time": at,
+    }
 
 
 # --- one tournament ------------------------------------------------------------------------
@@ -357,3 +439,29 @@ def tournament_notices(*, user: User, path: str = "") -> list[TournamentNotice]:
             url = reverse("tournaments:follow", kwargs={"tournament_id": entry.tournament_id})
             notices.append(TournamentNotice("table", entry.tournament, url))
     return notices
+
+
+# --- what a tournament's table says ------------------------------------------------------
+
+
+def table_tournament_end(table_id: int) -> TournamentEnd | None:
+    """How the tournament of the games table ``table_id`` ended (who is first, or that it
+    was cancelled); None while it goes on. Read by the table's page and sockets
+    (``games.selectors.register_tournament_end``): one query, two once it is over."""
+    tournament = Tournament.objects.filter(
+        tables__table_id=table_id,
+        status__in=[Tournament.Status.FINISHED, Tournament.Status.CANCELLED],
+    ).first()
+    if tournament is None:
+        return None
+    cancelled = tournament.status == Tournament.Status.CANCELLED
+    winners = (
+        ()
+        if cancelled
+        else tuple(
+            tournament.entries.filter(place=1)
+            .order_by("display_name")
+            .values_list("display_name", flat=True)
+        )
+    )
+    return TournamentEnd(cancelled=cancelled, winners=winners, url=tournament.get_absolute_url())

@@ -7,6 +7,7 @@ app_name = "tournaments"
 urlpatterns = [
     path("tournaments/", views.tournament_list, name="list"),
     path("tournaments/new/", views.tournament_create, name="create"),
+    path("tournaments/schedules/new/", views.schedule_create, name="schedule_create"),
     path("tournaments/<int:tournament_id>/", views.tournament_detail, name="detail"),
     path("tournaments/<int:tournament_id>/edit/", views.tournament_edit, name="edit"),
     path("tournaments/<int:tournament_id>/register/", views.tournament_register, name="register"),

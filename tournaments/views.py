@@ -14,7 +14,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from core.errors import Refused
 from tournaments import selectors, services
-from tournaments.forms import TournamentForm
+from tournaments.forms import ScheduleForm, TournamentForm
 from tournaments.models import Tournament
 
 View = Callable[..., HttpResponse]
@@ -89,6 +89,23 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
             messages.success(request, _("The tournament is created; registration is open."))
             return redirect(tournament)
     return render(request, "tournaments/form.html", {"form": form, "tournament": None})
+
+
+@permission_needed(services.PERM_CREATE)
+def schedule_create(request: HttpRequest) -> HttpResponse:
+    """Staff: a recurring tournament; the beat creates each of its tournaments ahead."""
+    form = ScheduleForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.schedule_save(schedule=form.save(commit=False), by=request.user)
+        except Refused as refusal:
+            form.add_error(None, refusal.message)
+        else:
+            messages.success(
+                request, _("The schedule is saved: each tournament opens ahead of its start.")
+            )
+            return redirect("tournaments:list")
+    return render(request, "tournaments/schedule_form.html", {"form": form})
 
 
 @permission_needed(services.PERM_MANAGE)

@@ -14,11 +14,17 @@ otherwise (a tie is no letter); a hand still running counts the chance the bot's
 fitted evaluation gives the seat of losing from there.
 
 The *decisive* decision is the one where the chance of losing after the move made rose
-most above the chance after his previous move (for his first decision: above the even
-share ``1 / players``); None when it never rose. That rise counts the others' moves
-since his last turn as well as his own; what his own move cost is its *cost*, its
-chance of losing minus that of the best move, and the *costliest* decision is the one
-where it was highest (None when he always chose a best move).
+most above the chance after his previous move; None when it never rose. His first
+decision has no previous move, so no rise. That rise counts the others' moves since
+his last turn as well as his own; what his own move cost is its *cost*, its chance of
+losing minus that of the best move, and the *costliest* decision is the one where it
+was highest (None when he always chose a best move).
+
+Each decision is estimated anew from the view at that turn: the moves of one decision
+are compared on the same deals, but two decisions are two estimates. A later view knows
+more (the others' real moves, the cards picked up), and the seat may then choose better
+than the greedy play the earlier rollouts assumed of him, so a chance estimated near 1
+after one move can be followed by much lower ones at his next turn.
 
 Pure and deterministic: no clock, all randomness from ``random.Random(seed)``.
 """
@@ -68,7 +74,7 @@ class Decision:
     moves: tuple[MoveChance, ...]  # one per move distinct in effect, best first
     made: MoveChance
     best: MoveChance
-    rise: float  # loss after the move made, minus after his previous move
+    rise: float | None  # loss after the move made, minus after his previous move (None: first)
 
     @property
     def cost(self) -> float:
@@ -146,7 +152,7 @@ def analyse_hand(
     found = decisions_of(start, moves, seat)
     players = start.players
     decisions: list[Decision] = []
-    previous = 1 / players
+    previous: float | None = None
     for done, (step, view, made) in enumerate(found, start=1):
         rng = random.Random(f"{seed}:{step}")
         chances = _move_chances(view, rng, playouts, rollout_plies)
@@ -160,7 +166,7 @@ def analyse_hand(
                 moves=tuple(ranked),
                 made=made_chance,
                 best=ranked[0],
-                rise=round(made_chance.loss - previous, 4),
+                rise=None if previous is None else round(made_chance.loss - previous, 4),
             )
         )
         previous = made_chance.loss
@@ -176,11 +182,13 @@ def analyse_hand(
     )
 
 
-def _first_highest(values: list[float]) -> int | None:
-    """The index of the first highest of ``values`` if it is above 0, else None."""
-    if not values or max(values) <= 0:
+def _first_highest(values: list[float | None]) -> int | None:
+    """The index of the first highest of ``values`` (None left out) if it is above 0,
+    else None."""
+    known = [v for v in values if v is not None]
+    if not known or max(known) <= 0:
         return None
-    return values.index(max(values))
+    return values.index(max(known))
 
 
 def _move_chances(

@@ -11,6 +11,8 @@ from games.engine.match import LETTERS, MatchState
 from games.engine.moves import (
     Illegal,
     IllegalMove,
+    Malformed,
+    MalformedMove,
     Move,
     PickUp,
     Play,
@@ -30,6 +32,8 @@ __all__ = [
     "HistoryEntry",
     "Illegal",
     "IllegalMove",
+    "Malformed",
+    "MalformedMove",
     "MatchState",
     "Move",
     "Outcome",

@@ -28,6 +28,7 @@ __all__ = [
     "is_spade",
     "parse_card",
     "rank_label",
+    "unknown_card_sentence",
 ]
 
 RANK_LABELS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -56,10 +57,15 @@ def parse_card(code: str) -> int:
     try:
         return _IDS[code]
     except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown card code {code!r}: expected a rank (2-10, J, Q, K, A) followed by "
-            "a suit (S, H, D, C), e.g. '9H' or '10S', or a joker 'X1'/'X2'"
-        ) from None
+        raise ValueError(unknown_card_sentence(code)) from None
+
+
+def unknown_card_sentence(code: object) -> str:
+    """What :func:`parse_card` says of something that is no card code."""
+    return (
+        f"unknown card code {code!r}: expected a rank (2-10, J, Q, K, A) followed by "
+        "a suit (S, H, D, C), e.g. '9H' or '10S', or a joker 'X1'/'X2'"
+    )
 
 
 def card_code(card_id: int) -> str:

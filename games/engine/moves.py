@@ -23,11 +23,13 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
-from games.engine.cards import card_code, parse_card
+from games.engine.cards import card_code, parse_card, unknown_card_sentence
 
 __all__ = [
     "Illegal",
     "IllegalMove",
+    "Malformed",
+    "MalformedMove",
     "Move",
     "PickUp",
     "Play",
@@ -166,7 +168,75 @@ _SENTENCES: dict[Illegal, Callable[[dict[str, Any]], str]] = {
 }
 
 
-class IllegalMove(ValueError):
+class Malformed(StrEnum):
+    """Why something is not a move at all (its JSON form is wrong): the machine code a
+    :class:`MalformedMove` carries, with its parameters (``MalformedMove.params``)."""
+
+    NOT_AN_OBJECT = "not_an_object"
+    """The move is not a JSON object. ``kind``: the type's name."""
+    UNKNOWN_TYPE = "unknown_type"
+    """The move's ``type`` is none of ``play``, ``pickup``, ``timeout``. ``type``: it."""
+    KEYS = "keys"
+    """The move's keys are not its type's. ``kind``: the type; ``missing``, ``extra``:
+    sorted lists of keys."""
+    CARDS_NOT_CODES = "cards_not_codes"
+    """A play's ``cards`` is not a list of strings. No parameters."""
+    NO_CARDS = "no_cards"
+    """A play of no card. No parameters."""
+    UNKNOWN_CARD = "unknown_card"
+    """A play names something that is no card code. ``card``: what it names."""
+    CARD_TWICE = "card_twice"
+    """A play lists a card twice. ``card``: that card's code; ``cards``: the play's codes."""
+    BAD_COUNT = "bad_count"
+    """A pick-up's ``count`` is not a positive whole number. ``count``: what was sent."""
+
+
+def _keys_sentence(params: dict[str, Any]) -> str:
+    problems = []
+    if params["missing"]:
+        problems.append(f"missing {', '.join(map(repr, params['missing']))}")
+    if params["extra"]:
+        problems.append(f"unexpected {', '.join(map(repr, params['extra']))}")
+    kind = params["kind"]
+    return f"a {kind} move has the keys {sorted(_FIELDS[kind])}: {'; '.join(problems)}"
+
+
+# The English sentence of each code, for developers.
+_MALFORMED_SENTENCES: dict[Malformed, Callable[[dict[str, Any]], str]] = {
+    Malformed.NOT_AN_OBJECT: lambda p: f"a move must be a JSON object, not {p['kind']}",
+    Malformed.UNKNOWN_TYPE: lambda p: (
+        f"a move's 'type' must be 'play', 'pickup' or 'timeout', not {p['type']!r}"
+    ),
+    Malformed.KEYS: _keys_sentence,
+    Malformed.CARDS_NOT_CODES: lambda p: "a play's 'cards' must be a list of card codes",
+    Malformed.NO_CARDS: lambda p: "a play must lay at least one card",
+    Malformed.UNKNOWN_CARD: lambda p: unknown_card_sentence(p["card"]),
+    Malformed.CARD_TWICE: lambda p: f"a card is listed twice in the play {list(p['cards'])}",
+    Malformed.BAD_COUNT: lambda p: (
+        f"a pick-up takes a positive whole number of cards, not {p['count']!r}"
+    ),
+}
+
+
+class _CodedError(ValueError):
+    """An error that carries a machine code and its parameters, and says them in an
+    English sentence (``str()``); the site says them to players in their language."""
+
+    _codes: type[StrEnum]
+    _sentences: dict[Any, Callable[[dict[str, Any]], str]]
+    params: dict[str, Any]
+
+    def __init__(self, code: StrEnum | str, **params: Any) -> None:
+        code = self._codes(code)
+        super().__init__(self._sentences[code](params))
+        self.code = code
+        self.params = params
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self.code.value, self.params, self.args, type(self)))
+
+
+class IllegalMove(_CodedError):
     """The move breaks a rule: ``code`` says which (an :class:`Illegal`), ``params`` its
     particulars, and ``str()`` an English sentence naming the rule (and its RULES.md
     section): ``IllegalMove(code=Illegal.NOT_HELD, cards=("QH",))``.
@@ -176,14 +246,9 @@ class IllegalMove(ValueError):
     sentence.
     """
 
+    _codes = Illegal
+    _sentences = _SENTENCES
     code: Illegal
-    params: dict[str, Any]
-
-    def __init__(self, code: Illegal | str, **params: Any) -> None:
-        code = Illegal(code)
-        super().__init__(_SENTENCES[code](params))
-        self.code = code
-        self.params = params
 
     def at_move(self, index: int, move: object) -> IllegalMove:
         """The same refusal, said of the move at ``index`` of a list of moves."""
@@ -191,12 +256,24 @@ class IllegalMove(ValueError):
         exc.args = (f"move {index} ({move!r}): {self}",)
         return exc
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.code.value, self.params, self.args))
+
+class MalformedMove(_CodedError):
+    """Not a move at all: its JSON form is wrong. ``code`` says how (a
+    :class:`Malformed`), ``params`` its particulars, ``str()`` an English sentence:
+    ``MalformedMove(Malformed.UNKNOWN_CARD, card="ZZ")``."""
+
+    _codes = Malformed
+    _sentences = _MALFORMED_SENTENCES
+    code: Malformed
 
 
-def _rebuild(code: str, params: dict[str, Any], args: tuple[Any, ...]) -> IllegalMove:
-    exc = IllegalMove(code, **params)
+def _rebuild(
+    code: str,
+    params: dict[str, Any],
+    args: tuple[Any, ...],
+    kind: type[_CodedError] = IllegalMove,
+) -> _CodedError:
+    exc = kind(code, **params)
     exc.args = args
     return exc
 
@@ -214,16 +291,22 @@ class Play:
     def __init__(self, cards: str | tuple[str, ...] | list[str]) -> None:
         """Build a play from card codes (a single code may be passed as a string).
 
-        Raises ``ValueError`` for an empty play, an unknown code or a card
-        listed twice; whether the play is legal is decided by ``apply``.
+        Raises ``MalformedMove`` (a ``ValueError``) for an empty play, an unknown code
+        or a card listed twice; whether the play is legal is decided by ``apply``.
         """
         codes = (cards,) if isinstance(cards, str) else tuple(cards)
         if not codes:
-            raise ValueError("a play must lay at least one card")
-        ids = tuple(parse_card(c) for c in codes)
+            raise MalformedMove(Malformed.NO_CARDS)
+        ids = []
+        for code in codes:
+            try:
+                ids.append(parse_card(code))
+            except ValueError:
+                raise MalformedMove(Malformed.UNKNOWN_CARD, card=code) from None
         if len(set(ids)) != len(ids):
-            raise ValueError(f"a card is listed twice in the play {list(codes)}")
-        self._init(ids)
+            twice = next(c for i, c in enumerate(codes) if c in codes[:i])
+            raise MalformedMove(Malformed.CARD_TWICE, card=twice, cards=codes)
+        self._init(tuple(ids))
 
     def _init(self, ids: tuple[int, ...]) -> None:
         mask = 0
@@ -282,9 +365,10 @@ class PickUp:
     count: int
 
     def __init__(self, count: int) -> None:
-        """``count`` must be a positive int; whether it is allowed is decided by ``apply``."""
+        """``count`` must be a positive int (else ``MalformedMove``); whether it is allowed
+        is decided by ``apply``."""
         if type(count) is not int or count < 1:
-            raise ValueError(f"a pick-up takes a positive whole number of cards, not {count!r}")
+            raise MalformedMove(Malformed.BAD_COUNT, count=count)
         _setattr(self, "count", count)
 
     @classmethod
@@ -349,27 +433,25 @@ _FIELDS = {"play": {"type", "cards"}, "pickup": {"type", "count"}, "timeout": {"
 
 
 def move_from_json(data: Any) -> Move:
-    """Parse the JSON form of a move; ``ValueError`` with a clear message if malformed."""
+    """Parse the JSON form of a move; ``MalformedMove`` (a ``ValueError``) with a clear
+    message if malformed."""
     if not isinstance(data, dict):
-        raise ValueError(f"a move must be a JSON object, not {type(data).__name__}")
+        raise MalformedMove(Malformed.NOT_AN_OBJECT, kind=type(data).__name__)
     kind = data.get("type")
     if kind not in _FIELDS:
-        raise ValueError(f"a move's 'type' must be 'play', 'pickup' or 'timeout', not {kind!r}")
+        raise MalformedMove(Malformed.UNKNOWN_TYPE, type=kind)
     keys = set(data)
     if keys != _FIELDS[kind]:
-        missing = sorted(_FIELDS[kind] - keys)
-        extra = sorted(keys - _FIELDS[kind])
-        problems = []
-        if missing:
-            problems.append(f"missing {', '.join(map(repr, missing))}")
-        if extra:
-            problems.append(f"unexpected {', '.join(map(repr, extra))}")
-        expected = sorted(_FIELDS[kind])
-        raise ValueError(f"a {kind} move has the keys {expected}: {'; '.join(problems)}")
+        raise MalformedMove(
+            Malformed.KEYS,
+            kind=kind,
+            missing=sorted(_FIELDS[kind] - keys),
+            extra=sorted(keys - _FIELDS[kind]),
+        )
     if kind == "play":
         cards = data["cards"]
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
-            raise ValueError("a play's 'cards' must be a list of card codes")
+            raise MalformedMove(Malformed.CARDS_NOT_CODES)
         return Play(tuple(cards))
     if kind == "pickup":
         return PickUp(data["count"])

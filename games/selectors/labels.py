@@ -10,6 +10,7 @@ from typing import Any
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from games.cards import cards_in_words
 from games.engine import PROFILES, Reason, Rules, card_label, parse_card
 from games.models import BotLevel, RatingChange
 from games.ratings import display_rating
@@ -45,10 +46,6 @@ def card_view(code: str, language: str | None) -> CardView:
 
 def card_sort_key(code: str) -> tuple[int, int]:
     return parse_card(code), SUIT_ORDER[code[-1]]
-
-
-def cards_in_words(codes: list[str] | tuple[str, ...]) -> str:
-    return " ".join(card_label(c) if not c.startswith("X") else _("Joker") for c in codes)
 
 
 # --- a table's settings ------------------------------------------------------------------

@@ -156,7 +156,7 @@ def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
             match__table__managed=False,
         )
         .annotate(size=Subquery(_match_size))
-        .select_related("match__table")
+        .select_related("match__table__owner")
         .order_by("-match__finished_at")
     )
     counts = finished.aggregate(
@@ -250,7 +250,7 @@ def hand_replay(hand: Hand) -> HandReplay:
     from games.engine import deal, move_from_json
 
     players = list(hand.match.players.order_by("seat"))
-    names = [p.display_name for p in players]
+    names = [p.name for p in players]
     actions = list(hand.actions.order_by("index"))
     name_map = dict(enumerate(names))
     # Rebuild frame by frame from the recorded log, so each step is one line of it. The
@@ -298,11 +298,11 @@ def hand_export(hand: Hand) -> dict[str, Any]:
     players = list(hand.match.players.order_by("seat"))
     return {
         "hand": hand.pk,
-        "table": hand.match.table.name,
+        "table": hand.match.table.title,
         "match": hand.match_id,
         "number": hand.number,
         "rules": hand.match.table.rules_json,
-        "players": [{"seat": p.seat, "name": p.display_name} for p in players],
+        "players": [{"seat": p.seat, "name": p.name} for p in players],
         "dealer": hand.dealer,
         "seed": hand.seed,
         "salt": hand.salt,

@@ -5,6 +5,7 @@ Each viewer's own view is derived from it in ``tables.table_view``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cached_property
@@ -62,6 +63,37 @@ class PlayerView:
     bot_for: str = ""
 
 
+@dataclass(frozen=True)
+class TournamentEnd:
+    """How the tournament that manages a table (``Table.managed``) ended, as the floor
+    that runs tournaments tells it (``register_tournament_end``: games never imports it)."""
+
+    cancelled: bool
+    winners: tuple[str, ...]  # the names in first place (none when it was cancelled)
+    url: str  # the tournament's page, with its final standings
+
+
+# Table id -> how its tournament ended, or None while it goes on (or for no tournament's).
+TournamentEndReader = Callable[[int], "TournamentEnd | None"]
+_tournament_end_readers: dict[str, TournamentEndReader] = {}
+
+
+def register_tournament_end(reader: TournamentEndReader) -> None:
+    """``reader`` tells, for a managed table, whether its tournament is over (one reader:
+    the tournaments floor registers it in its ``AppConfig.ready()``)."""
+    known = _tournament_end_readers.get("reader")
+    if known is not None and known is not reader:
+        raise ValueError(f"the tournament's end already has a reader: {known!r}")
+    _tournament_end_readers["reader"] = reader
+
+
+def tournament_end(table: Table) -> TournamentEnd | None:
+    """How the tournament of a managed table ended; None while it goes on, or for a table
+    that is no tournament's (no query then)."""
+    reader = _tournament_end_readers.get("reader")
+    return reader(table.pk) if table.managed and reader is not None else None
+
+
 def current_match(table: Table) -> Match | None:
     return table.matches.order_by("-started_at").first()
 
@@ -93,6 +125,7 @@ class TableSnapshot:
     presence: dict[int, tuple[bool, int | None]]
     taken_at: datetime
     state: HandState | None = None  # the hand's engine state, parsed once
+    tournament_end: TournamentEnd | None = None  # a managed table's tournament, once over
 
     @cached_property
     def public(self) -> dict[str, Any]:
@@ -162,6 +195,15 @@ class TableSnapshot:
             | {p.user_id for p in self.match_players if p.user_id}
         )
 
+    @cached_property
+    def presence_marks(self) -> frozenset[int]:
+        """The users whose presence mark the table shows: the people playing its hand,
+        each in his box (``player_box``). A spectator, one seated before the match, or
+        one a bot plays for has none to update."""
+        if self.match is None or self.hand is None:
+            return frozenset()
+        return frozenset(p.user_id for p in self.match_players if p.user_id and not p.bot_level)
+
 
 # What a snapshot's ``evolve`` may change, and the cached parts that survive it.
 _EVOLVING = frozenset({"hand", "state", "presence", "taken_at"})
@@ -195,7 +237,7 @@ def table_snapshot(
                 presence=table_presence(frame.table, frame.match_players),
                 taken_at=now,
             )
-    table = Table.objects.get(pk=table_id)
+    table = Table.objects.select_related("owner").get(pk=table_id)  # for its title
     seats = list(table.seats.select_related("user__rating"))
     match = current_match(table)
     hand = current_hand(match)
@@ -211,6 +253,7 @@ def table_snapshot(
         presence=table_presence(table, match_players),
         taken_at=now,
         state=hand.engine_state if hand is not None else None,
+        tournament_end=tournament_end(table),
     )
 
 
@@ -288,6 +331,9 @@ class CommonView:
     # Over a finished match: what its end means at this table (a heading and a line).
     match_over_title: str = ""
     match_over_note: str = ""
+    # At a table of a tournament that is over: its end (who won) and its page's link.
+    tournament_over: str = ""
+    tournament_link: str = ""
 
 
 def _bot_for(player: MatchPlayer, now: datetime) -> str:
@@ -311,14 +357,33 @@ def _match_over_words(snapshot: TableSnapshot) -> tuple[str, str]:
         return _("The match is over"), ""
     letters = match.match_state.letters
     out = " ".join(
-        _("%(name)s is out of the tournament.") % {"name": p.display_name}
+        _("%(name)s is out of the tournament.") % {"name": p.name}
         for p in snapshot.match_players
         if letters[p.seat] >= PAN
     )
+    if snapshot.tournament_end is not None:
+        return out, ""  # the tournament's end is said on its own (_tournament_over_words)
     if table.status == Table.Status.CLOSED:
         over = _("Play at this table is over.")
         return (out, over) if out else (over, "")
     return out, _("The tournament goes on: this table is seated and dealt again after the pause.")
+
+
+def _tournament_over_words(end: TournamentEnd | None) -> tuple[str, str]:
+    """What a table says once its tournament is over (a line, and its page's link's words)."""
+    if end is None:
+        return "", ""
+    if end.cancelled:
+        return _("The tournament is cancelled."), _("The tournament's page")
+    if len(end.winners) == 1:
+        over = _("The tournament is over: %(name)s won.") % {"name": end.winners[0]}
+    elif end.winners:
+        over = _("The tournament is over: %(names)s share first place.") % {
+            "names": ", ".join(end.winners)
+        }
+    else:
+        over = _("The tournament is over.")
+    return over, _("Final standings")
 
 
 @dataclass(frozen=True)
@@ -335,6 +400,8 @@ class Settled:
     time_control: str
     match_over_title: str
     match_over_note: str
+    tournament_over: str
+    tournament_link: str
 
 
 def _settled(snapshot: TableSnapshot) -> Settled:
@@ -347,7 +414,7 @@ def _settled(snapshot: TableSnapshot) -> Settled:
             players.append(
                 (
                     p.seat,
-                    p.display_name,
+                    p.name,
                     p.user_id,
                     bool(p.bot_level),
                     LETTERS[letters[p.seat]],
@@ -362,16 +429,19 @@ def _settled(snapshot: TableSnapshot) -> Settled:
         if match.status == Match.Status.FINISHED and placed:
             for p in placed:
                 delta = rating_delta(snapshot.rating_changes.get(p.user_id))
-                ranking.append((p.place, p.display_name, LETTERS[letters[p.seat]], delta))
+                ranking.append((p.place, p.name, LETTERS[letters[p.seat]], delta))
     match_over_title, match_over_note = _match_over_words(snapshot)
+    tournament_over, tournament_link = _tournament_over_words(snapshot.tournament_end)
     return Settled(
-        names={p.seat: p.display_name for p in snapshot.match_players},
+        names={p.seat: p.name for p in snapshot.match_players},
         players=tuple(players),
         ranking=ranking,
         rules_lines=rules_summary(snapshot.rules),
         time_control=time_control_label(table.base_seconds, table.increment_seconds),
         match_over_title=match_over_title,
         match_over_note=match_over_note,
+        tournament_over=tournament_over,
+        tournament_link=tournament_link,
     )
 
 
@@ -429,6 +499,8 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
         time_control=settled.time_control,
         match_over_title=settled.match_over_title,
         match_over_note=settled.match_over_note,
+        tournament_over=settled.tournament_over,
+        tournament_link=settled.tournament_link,
     )
 
 

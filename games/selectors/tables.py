@@ -85,6 +85,10 @@ class TableView:
     rated_as: str = "casual"
     match_over_title: str = ""  # see snapshot._match_over_words
     match_over_note: str = ""
+    # At a table of a tournament that is over: who won, and a link to its page.
+    tournament_over: str = ""
+    tournament_link: str = ""
+    tournament_url: str = ""
     # Who sees this table otherwise than a spectator: its owner, whoever holds a seat,
     # the players of its match (moderators too, but that is a permission).
     insiders: frozenset[int] = frozenset()
@@ -185,6 +189,9 @@ def table_view(
         rated_as=_rated_as(snapshot),
         match_over_title=common.match_over_title,
         match_over_note=common.match_over_note,
+        tournament_over=common.tournament_over,
+        tournament_link=common.tournament_link,
+        tournament_url=snapshot.tournament_end.url if snapshot.tournament_end else "",
     )
 
 

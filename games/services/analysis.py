@@ -1,17 +1,19 @@
 """A player's request for the analysis of a finished hand, and its run (games.bots.analysis).
 
 The request is one transaction: it refuses whoever did not play the hand, keeps a done
-analysis (the result depends only on the hand, the seat and the budget), and starts at
+analysis (the result depends only on the hand, the seat and the budget), and queues at
 most one per user at a time -- a partial unique index of the database says so, so two
-requests at once cannot both start one. The computation runs in a Celery task, outside
-any transaction; it writes its progress after each decision and its result at the end.
+requests at once cannot both start one. The computation runs in a Celery task on a queue
+of its own (``CELERY_ANALYSIS_QUEUE``, a worker with few threads), so that its seconds
+of work never hold up bots, clocks or tournaments; outside any transaction, it marks
+the analysis running, writes its progress after each decision and its result at the end.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -28,17 +30,16 @@ from games.models import Hand, HandAnalysis
 logger = logging.getLogger(__name__)
 
 ANALYSIS_TASK = "games.analyse_hand"
-# A run this old that is still marked running lost its worker: it no longer blocks its
-# user, and asking again starts it anew. Far above a hand's few seconds.
-ANALYSIS_STALE = timedelta(minutes=5)
+ANALYSIS_STALE = HandAnalysis.RUNNING_STALE
+PENDING = (HandAnalysis.Status.QUEUED, HandAnalysis.Status.RUNNING)
 
 
 def analysis_request(*, hand_id: int, user: User, now: datetime | None = None) -> HandAnalysis:
     """Start the analysis of ``user``'s decisions in the finished hand ``hand_id``, or
-    give the one that exists for him (done, or running).
+    give the one that exists for him (done, queued or running).
 
     Refused: the hand does not exist or is not over, ``user`` did not play it, or
-    another of his analyses is running.
+    another of his analyses is queued or running.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -50,10 +51,9 @@ def analysis_request(*, hand_id: int, user: User, now: datetime | None = None) -
             player = hand.match.players.filter(user=user).first()
         if player is None:
             raise Refused(_("Only the players of this hand can analyse it."))
-        stale = now - ANALYSIS_STALE
-        HandAnalysis.objects.filter(
-            user=user, status=HandAnalysis.Status.RUNNING, started_at__lt=stale
-        ).update(status=HandAnalysis.Status.FAILED, finished_at=now)
+        HandAnalysis.objects.filter(HandAnalysis.lost(now), user=user).update(
+            status=HandAnalysis.Status.FAILED, finished_at=now
+        )
         analysis = (
             HandAnalysis.objects.select_for_update()
             .filter(hand=hand, seat=player.seat, playouts=ANALYSIS_PLAYOUTS)
@@ -61,14 +61,14 @@ def analysis_request(*, hand_id: int, user: User, now: datetime | None = None) -
         )
         if analysis is not None and analysis.status != HandAnalysis.Status.FAILED:
             return analysis
-        if HandAnalysis.objects.filter(user=user, status=HandAnalysis.Status.RUNNING).exists():
+        if HandAnalysis.objects.filter(user=user, status__in=PENDING).exists():
             raise Refused(_("One of your analyses is still running; wait until it is done."))
         try:
             with transaction.atomic():
                 if analysis is None:
                     analysis = HandAnalysis(hand=hand, seat=player.seat, playouts=ANALYSIS_PLAYOUTS)
                 analysis.user = user
-                analysis.status = HandAnalysis.Status.RUNNING
+                analysis.status = HandAnalysis.Status.QUEUED
                 analysis.done = analysis.total = 0
                 analysis.result = None
                 analysis.started_at = now
@@ -84,15 +84,16 @@ def analysis_request(*, hand_id: int, user: User, now: datetime | None = None) -
 
 
 def analysis_run(*, analysis_id: int, now: datetime | None = None) -> bool:
-    """Compute a running analysis, writing its progress as it goes; False if there is
-    none to run (done, failed or unknown). A failure marks it failed and is logged."""
-    analysis = (
-        HandAnalysis.objects.select_related("hand__match__table")
-        .filter(pk=analysis_id, status=HandAnalysis.Status.RUNNING)
-        .first()
+    """Mark a queued analysis running and compute it, writing its progress as it goes;
+    False if there is none to run (done, failed or unknown). One running already is run
+    again (its worker died and the broker gave the task to another). A failure marks it
+    failed and is logged."""
+    claimed = HandAnalysis.objects.filter(pk=analysis_id, status__in=PENDING).update(
+        status=HandAnalysis.Status.RUNNING, started_at=now or timezone.now(), done=0, total=0
     )
-    if analysis is None:
+    if not claimed:
         return False
+    analysis = HandAnalysis.objects.select_related("hand__match__table").get(pk=analysis_id)
     running = HandAnalysis.objects.filter(pk=analysis_id, status=HandAnalysis.Status.RUNNING)
 
     def progress(done: int, total: int) -> None:

@@ -28,6 +28,7 @@ from games.engine import (
     Clock,
     HandState,
     IllegalMove,
+    MalformedMove,
     MatchState,
     Timeout,
     deal,
@@ -39,7 +40,6 @@ from games.models import (
     MIN_SEATS,
     STATES,
     Action,
-    BotLevel,
     Hand,
     Match,
     MatchPlayer,
@@ -83,7 +83,8 @@ def match_start(*, table_id: int, by: User, now: datetime | None = None) -> Matc
                 table_position=s.position,
                 user=s.user,
                 bot_level=s.bot_level,
-                display_name=s.user.username if s.user else str(BotLevel(s.bot_level).label),
+                # A bot's name is its level's, in each reader's language.
+                display_name=s.user.username if s.user else "",
             )
             for i, s in enumerate(seats)
         )
@@ -217,8 +218,8 @@ def judge_move(
         new_state = state.apply(engine_move)
     except IllegalMove as exc:
         raise Refused(refusals.illegal_move_text(exc)) from exc
-    except ValueError as exc:
-        raise Refused(_("That is not a move: %(error)s") % {"error": exc}) from exc
+    except MalformedMove as exc:
+        raise Refused(refusals.malformed_move_text(exc)) from exc
     clock, at = hand.clock, to_instant(now)
     next_seat = new_state.to_move if new_state.outcome is None else None
     return Judged(state, new_state, clock.elapsed_ms(at), clock.step(at, next_seat))

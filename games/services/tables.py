@@ -50,10 +50,9 @@ def table_create(
     is_public: bool = True,
     rated: bool = True,
 ) -> Table:
-    """Create a table with ``seats`` empty seats and sit its owner in the first one."""
+    """Create a table with ``seats`` empty seats and sit its owner in the first one.
+    Without a ``name`` it is named by its owner in each reader's language (``Table.title``)."""
     name = (name or "").strip()
-    if not name:
-        name = _("%(username)s's table") % {"username": owner.username}
     if len(name) > TABLE_NAME_MAX:
         raise Refused(_("A table name has at most %(n)d characters.") % {"n": TABLE_NAME_MAX})
     if not MIN_SEATS <= seats <= MAX_SEATS:

@@ -122,7 +122,7 @@ def table_remove_player(*, by: User, table_id: int, user_id: int, reason: str) -
     _require(by, PERM_INTERVENE)
     reason = _clean_reason(reason, required=True)
     with transaction.atomic():
-        table = Table.objects.filter(pk=table_id).first()
+        table = Table.objects.select_related("owner").filter(pk=table_id).first()
         target = User.objects.filter(pk=user_id).first()
         if table is None or target is None:
             raise Refused(_("This table or user does not exist."))
@@ -138,5 +138,12 @@ def table_remove_player(*, by: User, table_id: int, user_id: int, reason: str) -
         )
         broadcast.user_event_on_commit(
             target.pk,
-            {"type": "user.notice", "kind": "removed", "table": table.name, "reason": reason},
+            {
+                "type": "user.notice",
+                "kind": "removed",
+                # Named in the removed player's language when shown (games.models.table_title).
+                "table": table.name,
+                "owner": table.owner.username,
+                "reason": reason,
+            },
         )

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.conf import settings
 
 from games.models import BotLevel
 from games.services import TIME_PRESETS
-from pairing.models import DEFAULT_WAIT, WAITS
+from pairing.models import DEFAULT_WAIT
 
 register = template.Library()
 
@@ -18,7 +19,7 @@ register = template.Library()
 def play_now() -> dict[str, Any]:
     return {
         "time_presets": list(TIME_PRESETS),
-        "waits": WAITS,
+        "waits": settings.PAIRING_WAITS,
         "default_wait": DEFAULT_WAIT,
         "bot_levels": BotLevel.choices,
     }

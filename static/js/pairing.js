@@ -44,6 +44,13 @@
       window.location.assign(frame.url);
     } else if (frame.type === "refused") {
       message.textContent = frame.message;
+      if (frame.url) {  // he has a seat at another table: take him there
+        var link = document.createElement("a");
+        link.href = frame.url;
+        link.textContent = text("your-table");
+        link.setAttribute("data-testid", "play-now-table");
+        message.append(" ", link);
+      }
       if (!frame.waiting) { stop(); }
     } else if (frame.type === "cancelled") {
       stop();

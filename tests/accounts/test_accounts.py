@@ -168,6 +168,27 @@ def test_every_mail_subject_names_the_site_not_the_host(client, mailoutbox, sett
         assert "127.0.0.1" not in message.subject and "testserver" not in message.subject
 
 
+@pytest.mark.parametrize("host", ["testserver", "127.0.0.1:8150"])
+def test_confirmation_and_reset_mails_greet_with_the_sites_name_not_the_host(
+    client, mailoutbox, settings, host
+):
+    """allauth greets "Hello from <site>!" and signs "Thank you for using <site>!": the
+    site is SITE_NAME, never the host the request came to (#31)."""
+    settings.ALLOWED_HOSTS = [host.split(":")[0]]
+    client.defaults["HTTP_HOST"] = host
+    signup(client)
+    make_user("janek")
+    client.post(reverse("account_reset_password"), {"email": "janek@example.com"})
+    confirmation, reset = mailoutbox
+    assert "/accounts/confirm-email/" in confirmation.body
+    assert "/accounts/password/reset/key/" in reset.body
+    for message in (confirmation, reset):
+        assert message.subject.startswith(f"[{settings.SITE_NAME}] ")
+        assert f"Hello from {settings.SITE_NAME}!" in message.body
+        assert f"Thank you for using {settings.SITE_NAME}!" in message.body
+        assert f"from {host}" not in message.body and f"using {host}" not in message.body
+
+
 def test_profile_shows_the_join_date(client):
     user = make_user("ola")
     response = client.get(reverse("profile", kwargs={"username": "ola"}))

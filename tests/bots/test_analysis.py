@@ -62,12 +62,15 @@ def test_the_decisive_turn_is_where_the_chance_of_losing_rose_most():
     start, moves = _blunder()
     analysis = analyse_hand(start, moves, 0, seed="t", playouts=100)
 
-    previous = 1 / 2
-    for decision in analysis.decisions:
+    # His first decision has no previous move to rise from.
+    first, *later = analysis.decisions
+    assert first.rise is None and analysis.to_json()["decisions"][0]["rise"] is None
+    previous = first.made.loss
+    for decision in later:
         assert decision.rise == pytest.approx(decision.made.loss - previous, abs=1e-4)
         previous = decision.made.loss
-    rises = [d.rise for d in analysis.decisions]
-    assert analysis.decisive == rises.index(max(rises))
+    rises = [d.rise for d in later]
+    assert analysis.decisive == 1 + rises.index(max(rises))
     # His chance rose most when the king left him nothing but a forced pick-up: not the
     # turn of his own mistake, which the costliest decision names.
     assert analysis.decisive == len(analysis.decisions) - 1
@@ -142,6 +145,16 @@ def test_the_same_seed_gives_the_same_analysis_and_a_budget_must_be_positive():
     )
     with pytest.raises(ValueError, match="playouts"):
         analyse_hand(start, moves, 0, seed="a", playouts=0)
+
+
+def test_a_single_decision_is_never_decisive():
+    # Nothing to rise from: one move, however costly, is no rise of his chance.
+    start = HandState.from_position(
+        rules=Rules(), hands=[["QH"], ["KS", "9C"]], pile=["9H", "10S", "JD"], to_move=0
+    )
+    analysis = analyse_hand(start, [PICK_UP_TWO], 0, seed="a", playouts=10)
+    assert len(analysis.decisions) == 1 and analysis.decisions[0].rise is None
+    assert analysis.decisive is None and analysis.costliest == 0
 
 
 def test_a_timeout_is_no_decision():

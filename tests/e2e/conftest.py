@@ -89,6 +89,8 @@ def site(django_db_setup, tmp_path_factory) -> Iterator[Site]:
         ALLOWED_HOSTS="127.0.0.1,localhost",
         # A fresh Redis key prefix: rate-limit counters of earlier runs must not leak in.
         CHANNELS_PREFIX=f"pan-e2e-{uuid.uuid4().hex[:8]}",
+        # "Play now" may offer bots after a second: a test fills a table with bots.
+        PAIRING_WAITS="1,10,30,60,120",
     )
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],

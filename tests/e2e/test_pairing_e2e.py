@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from games.models import Seat, Table
+from games.models import Hand, Seat, Table
 from pairing.models import Seek
 from tests.e2e.pages import log_in, new_page
 from tests.factories import make_table, make_user
@@ -62,10 +62,44 @@ def test_cancel_ends_the_seek_and_a_refusal_is_shown_by_the_panel(site, browser:
     expect(page.get_by_test_id("play-now-status")).to_be_hidden()
     assert not Seek.objects.exists()
 
-    make_table(owner=ola, players=1)  # seated at an open table of his own
+    table = make_table(owner=ola, players=1)  # seated at an open table of his own
     page.get_by_test_id("play-now-button").click()
     expect(page.get_by_test_id("play-now-message")).to_have_text(
-        "You have a seat at another table; leave it first."
+        "You have a seat at another table; leave it first. Go to your table"
     )
     expect(page.get_by_test_id("play-now-button")).to_be_visible()
+    page.get_by_test_id("play-now-table").click()  # the refusal links to that table
+    expect(page).to_have_url(f"{site.url}{table.get_absolute_url()}")
+    context.close()
+
+
+def test_a_seeker_fills_the_table_with_bots_after_his_wait_and_is_dealt_his_cards(
+    site, browser: Browser
+):
+    """The browser tests' server offers a wait of a second (PAIRING_WAITS, tests/e2e/
+    conftest.py): the bots are offered once it is over, with no minute slept on."""
+    make_user("ola")
+    context, page = new_page(browser)
+    log_in(page, site.url, "ola")
+    panel = page.get_by_test_id("play-now")
+    panel.locator("select[name=wait]").select_option("1")
+    press_play_now(page, time_control="5+3", size="3")
+    fill = page.get_by_test_id("play-now-bots")
+    expect(fill).to_be_visible()  # offered once the wait is over
+    panel.locator("select[name=level]").select_option("greedy")
+    fill.click()
+
+    expect(page).to_have_url(re.compile(r"/tables/\d+/$"))
+    expect(page.get_by_test_id("player")).to_have_count(3)
+    table = Table.objects.get()
+    assert table.status == Table.Status.PLAYING
+    assert page.url.endswith(table.get_absolute_url())
+    seats = list(table.seats.order_by("position").values_list("user__username", "bot_level"))
+    assert seats == [("ola", ""), (None, "greedy"), (None, "greedy")]
+    hand = Hand.objects.get(match__table=table)
+    ola_seat = hand.match.players.get(user__username="ola").seat
+    dealt = hand.engine_state.hand(ola_seat)
+    expect(page.locator("#my-hand [data-card]")).to_have_count(len(dealt))
+    assert dealt
+    assert not Seek.objects.exists()
     context.close()

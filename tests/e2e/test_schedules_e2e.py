@@ -100,3 +100,31 @@ def test_a_scheduled_tournament_is_created_reminds_its_player_and_starts_on_time
     expect(ola).to_have_url(re.compile(rf"/tables/{table_id}/$"))
     expect(ola.get_by_test_id("my-hand")).to_be_visible()
     ctx.close()
+
+
+def test_the_staff_create_a_recurring_tournament_on_the_tournaments_page(site, browser):
+    """The staff's own form (not the admin): a mistake is shown and saves nothing; the
+    schedule saved is listed with when it repeats and its next three starts."""
+    make_staff("scheduler_page")
+    ctx, page = new_page(browser)
+    log_in(page, site.url, "scheduler_page")
+    page.goto(f"{site.url}/tournaments/")
+    page.get_by_test_id("create-schedule").click()
+    page.get_by_label("Name").fill("Page cup")
+    page.get_by_label("Local start time").fill("21:15")
+    page.get_by_label("Time zone").fill("Mars/Olympus")
+    page.get_by_test_id("save-schedule").click()
+    expect(page.get_by_test_id("form-errors")).to_contain_text("Unknown time zone.")
+    assert not TournamentSchedule.objects.filter(name="Page cup").exists()
+
+    page.get_by_label("Time zone").fill("Europe/Warsaw")
+    for day in ("Tuesday", "Wednesday", "Thursday", "Saturday", "Sunday"):
+        page.get_by_label(day, exact=True).uncheck()  # every day is ticked at first
+    page.get_by_test_id("save-schedule").click()
+    expect(page).to_have_url(f"{site.url}/tournaments/")
+    row = page.get_by_test_id("schedule-row").filter(has_text="Page cup")
+    expect(row.get_by_test_id("schedule-repeats")).to_have_text(
+        "Every week on Monday and Friday at 9:15 p.m."
+    )
+    expect(row.get_by_test_id("schedule-next")).to_have_count(3)
+    ctx.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
 from games import services
 from games.engine import Rules
@@ -125,3 +125,72 @@ def test_the_running_clock_ticks_and_a_timeout_shows_the_letter_on_both_pages(si
         expect(page.get_by_test_id("letters").filter(has_text="P")).to_have_count(1)
     for ctx in contexts:
         ctx.close()
+
+
+def watch_console(page: Page, who: str, errors: list[str]) -> None:
+    """Note each error the page's console shows or its scripts raise, and every htmx
+    event it reports (htmx logs a fragment with no target, htmx:oobErrorNoTarget, there)."""
+
+    def note(message: ConsoleMessage) -> None:
+        if message.type == "error" or "htmx:" in message.text:
+            errors.append(f"{who}: {message.type} {message.text}")
+
+    page.on("console", note)
+    page.on("pageerror", lambda error: errors.append(f"{who}: {error}"))
+
+
+def test_comings_and_goings_at_a_table_leave_no_error_on_its_pages(site, browser: Browser):
+    """Players and spectators connect and leave before and during the match; a move, a
+    chat message and the pings arrive: every fragment finds its place on every page."""
+    ola, janek, kasia = make_user("ola4"), make_user("janek4"), make_user("kasia4")
+    table = services.table_create(
+        owner=ola, name="Comings", rules=Rules(), seats=2, base_seconds=600, increment_seconds=5
+    )
+    url = f"{site.url}{table.get_absolute_url()}"
+    errors: list[str] = []
+    contexts = []
+
+    def open_table(who: str, *, username: str | None) -> Page:
+        context, page = new_page(browser)
+        contexts.append(context)
+        watch_console(page, who, errors)
+        if username is not None:
+            log_in(page, site.url, username)
+        page.goto(url)
+        expect(page.locator("#conn-state.on")).to_have_count(1)
+        return page
+
+    ola_page = open_table("ola", username=ola.username)
+    janek_page = open_table("janek", username=janek.username)  # a spectator, then seated
+    kasia_page = open_table("kasia (spectator)", username=kasia.username)
+    open_table("visitor", username=None)
+    janek_page.get_by_test_id("sit").first.click()
+    expect(ola_page.get_by_test_id("start")).to_be_enabled()
+    ola_page.get_by_test_id("start").click()
+    players = {"ola": ola_page, "janek": janek_page}
+    for page in (*players.values(), kasia_page):
+        expect(page.get_by_test_id("player")).to_have_count(2)
+
+    kasia_page.context.close()  # the spectator leaves during the match and comes back
+    kasia_page = open_table("kasia again", username=kasia.username)
+    expect(kasia_page.get_by_test_id("player")).to_have_count(2)
+
+    mover = next(p for p in players.values() if p.get_by_test_id("your-turn").count())
+    mover.locator("button.card-button.legal").first.click()
+    for page in (*players.values(), kasia_page):
+        expect(page.get_by_test_id("table-status")).to_have_attribute("data-version", "2")
+    kasia_page.get_by_test_id("chat-input").fill("good luck")
+    kasia_page.get_by_test_id("chat-input").press("Enter")
+    expect(ola_page.get_by_test_id("chat")).to_contain_text("good luck")
+
+    janek_mark = ola_page.locator(f"#presence-u{janek.pk}")
+    expect(janek_mark).to_have_class("presence on")
+    janek_page.context.close()  # a player leaves, and his mark says so
+    expect(janek_mark).to_have_class("presence")
+    janek_page = open_table("janek again", username=janek.username)
+    expect(janek_mark).to_have_class("presence on")
+
+    assert errors == []
+    for context in contexts:
+        if context.pages:
+            context.close()

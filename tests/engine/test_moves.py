@@ -1,8 +1,18 @@
 """Moves and their JSON form."""
 
+import pickle
+
 import pytest
 
-from games.engine import PickUp, Play, Timeout, move_from_json, move_to_json
+from games.engine import (
+    Malformed,
+    MalformedMove,
+    PickUp,
+    Play,
+    Timeout,
+    move_from_json,
+    move_to_json,
+)
 
 
 @pytest.mark.parametrize(
@@ -49,3 +59,44 @@ def test_moves_are_immutable_and_hashable():
 def test_move_from_json_rejects_bad_json_clearly(data, message):
     with pytest.raises(ValueError, match=message):
         move_from_json(data)
+
+
+MALFORMED_CASES = [
+    ([], Malformed.NOT_AN_OBJECT, {"kind": "list"}),
+    ({"type": "draw"}, Malformed.UNKNOWN_TYPE, {"type": "draw"}),
+    (
+        {"type": "play", "extra": 1},
+        Malformed.KEYS,
+        {"kind": "play", "missing": ["cards"], "extra": ["extra"]},
+    ),
+    ({"type": "play", "cards": "9H"}, Malformed.CARDS_NOT_CODES, {}),
+    ({"type": "play", "cards": []}, Malformed.NO_CARDS, {}),
+    ({"type": "play", "cards": ["9H", "ZZ"]}, Malformed.UNKNOWN_CARD, {"card": "ZZ"}),
+    (
+        {"type": "play", "cards": ["9S", "9H", "9S"]},
+        Malformed.CARD_TWICE,
+        {"card": "9S", "cards": ("9S", "9H", "9S")},
+    ),
+    ({"type": "pickup", "count": 0}, Malformed.BAD_COUNT, {"count": 0}),
+]
+
+
+def test_the_cases_cover_every_malformed_code():
+    assert {code for _, code, _ in MALFORMED_CASES} == set(Malformed)
+
+
+@pytest.mark.parametrize(("data", "code", "params"), MALFORMED_CASES)
+def test_a_malformed_move_carries_its_code_and_the_cards_as_data(data, code, params):
+    """The site says these to players in their own words (games.refusals): the cards
+    are data, not a sentence to translate."""
+    with pytest.raises(MalformedMove) as info:
+        move_from_json(data)
+    assert (info.value.code, info.value.params) == (code, params)
+    assert isinstance(info.value, ValueError) and str(info.value)
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert (type(copy), copy.code, copy.params, str(copy)) == (
+        MalformedMove,
+        code,
+        params,
+        str(info.value),
+    )

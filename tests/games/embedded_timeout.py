@@ -1,7 +1,8 @@
-"""Run in a subprocess with no REDIS_URL: the embedded worker applies a clock timeout.
+"""Run in a subprocess with no REDIS_URL: the embedded worker applies a clock timeout,
+and the embedded analysis worker (its own queue) analyses the hand.
 
-Prints one JSON line: whether the site is embedded, the hand's outcome and how late
-the timeout came. Used by tests/games/test_clocks.py.
+Prints one JSON line: whether the site is embedded, the hand's outcome, how late the
+timeout came and the status of the analysis. Used by tests/games/test_clocks.py.
 """
 
 import json
@@ -21,7 +22,7 @@ from django.core.management import call_command  # noqa: E402
 
 from games import services  # noqa: E402
 from games.engine import Rules  # noqa: E402
-from games.models import Hand  # noqa: E402
+from games.models import Hand, HandAnalysis  # noqa: E402
 from pan_site.embedded import start_embedded_worker  # noqa: E402
 from tests.factories import make_user  # noqa: E402
 
@@ -39,12 +40,19 @@ while time.monotonic() < give_up:
     if hand.outcome:
         break
     time.sleep(0.1)
+analysis = services.analysis_request(hand_id=hand.pk, user=owner) if hand.outcome else None
+while analysis is not None and time.monotonic() < give_up:
+    analysis = HandAnalysis.objects.get(pk=analysis.pk)
+    if analysis.status not in ("queued", "running"):
+        break
+    time.sleep(0.1)
 print(
     json.dumps(
         {
             "embedded": settings.EMBEDDED,
             "outcome": hand.outcome,
             "late_s": (hand.finished_at - deadline).total_seconds() if hand.finished_at else None,
+            "analysis": analysis.status if analysis else None,
         }
     )
 )

@@ -207,3 +207,5 @@ def test_embedded_mode_applies_a_timeout_with_no_redis_and_no_worker_process(tmp
     assert report["embedded"] is True
     assert report["outcome"]["reason"] == "timeout"
     assert 0 <= report["late_s"] < 3
+    # The analysis queue has its embedded worker too (the hand had no decision to analyse).
+    assert report["analysis"] == "done"

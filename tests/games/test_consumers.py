@@ -272,6 +272,38 @@ async def test_a_player_who_leaves_shows_offline_on_the_moves_after_it():
     await spectator.disconnect()
 
 
+async def test_only_the_hands_players_comings_and_goings_reach_the_table():
+    """A presence fragment swaps a player's mark by its id: one for a signed-in spectator,
+    or for one seated at a table whose match has not started, would find no mark."""
+    g = await started_table()
+    path = f"/ws/tables/{g.table.pk}/"
+    staying, leaving = g.users
+    watcher, ws_leaving = await connect(path, staying), await connect(path, leaving)
+    for ws in (watcher, ws_leaving):
+        await frames_until(ws, 'id="seats"')
+    onlooker = await database_sync_to_async(make_user)()
+    spectator = await connect(path, onlooker)
+    await frames_until(spectator, 'id="seats"')
+    await spectator.disconnect()
+    await ws_leaving.disconnect()
+    frames = await frames_until(watcher, f'id="presence-u{leaving.pk}" class="presence"')
+    assert [f for f in frames if f'presence-u{onlooker.pk}"' in f] == []
+    await watcher.disconnect()
+
+    open_table = await database_sync_to_async(make_table)(players=2)
+    owner, seated = await database_sync_to_async(seated_users)(open_table)
+    path = f"/ws/tables/{open_table.pk}/"
+    watcher = await connect(path, owner)
+    await frames_until(watcher, 'id="seats"')
+    ws_seated = await connect(path, seated)
+    await frames_until(ws_seated, 'id="seats"')
+    await ws_seated.disconnect()
+    await database_sync_to_async(services.match_start)(table_id=open_table.pk, by=owner)
+    frames = await frames_until(watcher, 'data-testid="player"')  # the players' boxes
+    assert [f for f in frames if "presence-u" in f and 'id="players"' not in f] == []
+    await watcher.disconnect()
+
+
 async def test_pongs_show_each_players_lag_and_a_closed_socket_stays_absent(monkeypatch):
     monkeypatch.setattr(consumers, "PONG_FLUSH_EVERY", 0.2)
     g = await started_table()

@@ -230,6 +230,36 @@ def test_a_new_profile_shows_the_starting_rating_as_provisional(client):
     assert f'data-stat="rating">{ratings.DISPLAY_BASE}?<' in page and "(provisional)" in page
 
 
+@pytest.mark.parametrize(
+    ("language", "title", "spoken"),
+    [
+        ("en", "Provisional rating: fewer than ten rated matches so far.", "(provisional rating)"),
+        (
+            "pl",
+            "Ranking tymczasowy: mniej niż dziesięć rankingowych partii.",
+            "(ranking tymczasowy)",
+        ),
+    ],
+)
+def test_a_provisional_ratings_mark_explains_itself_on_hover_and_to_a_screen_reader(
+    client, language, title, spoken
+):
+    table = make_table(players=2)
+    established, _newcomer = seated_users(table)
+    Rating.objects.create(user=established, mu=28.0, sigma=3.0, matches=40)
+    page = client.get(table.get_absolute_url(), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    shown = re.findall(
+        r'data-testid="seat-rating" title="([^"]*)">([^<]*)'
+        r'(?:<span class="visually-hidden"> ([^<]*)</span>)?</span>',
+        page,
+    )
+    established_title = "rating" if language == "en" else "ranking"
+    assert shown == [
+        (established_title, str(ratings.display_rating(28.0)), ""),
+        (title, f"{ratings.DISPLAY_BASE}?", spoken),
+    ]
+
+
 def test_the_leaderboard_lists_established_players_by_rating(client):
     strong, steady, newcomer, banned = (make_user() for _ in range(4))
     Rating.objects.create(user=strong, mu=31.0, sigma=3.0, matches=40)

@@ -51,7 +51,7 @@ def test_create_table_seats_the_owner_first():
     owner = make_user("ola")
     table = services.table_create(owner=owner, name="", rules=Rules(), seats=3)
     assert [s.user for s in table.seats.order_by("position")] == [owner, None, None]
-    assert table.name == "ola's table"
+    assert table.name == ""  # named "ola's table" in each reader's language (test_models)
     assert table.status == Table.Status.OPEN
 
 

@@ -6,13 +6,14 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
-from games import services
-from games.engine import Rules, replay, verify_commitment
+from games import renderers, selectors, services
+from games.engine import Rules, move_to_json, replay, verify_commitment
 from games.models import Hand, Table
-from tests.factories import make_table, make_user, table_form
+from tests.factories import make_table, make_user, play_to_pan_on_time, table_form
 
 pytestmark = pytest.mark.django_db
 
@@ -122,10 +123,6 @@ def test_a_private_hand_is_shown_to_its_players_only(english):
 def test_viewers_of_one_snapshot_each_see_their_own_part_in_their_own_language():
     """What viewers see alike is built once per snapshot and language, and each card and
     player box drawn once: a player's own hand, his turn and the language stay his."""
-    from django.utils import translation
-
-    from games import renderers, selectors
-
     table = make_table(players=2, seats=2)
     services.match_start(table_id=table.pk, by=table.owner)
     snapshot = selectors.table_snapshot(table_id=table.pk)
@@ -155,3 +152,65 @@ def test_viewers_of_one_snapshot_each_see_their_own_part_in_their_own_language()
     assert "karty w ręce" in polish and "Twój ruch" in polish
     assert "Play nine of hearts" in english and "Zagraj: dziewiątka kier" in polish
     assert "cards in hand" not in polish and "Your turn" not in polish
+
+
+# --- a bot of the site, named in the reader's language ----------------------------------------
+
+BOT_NAMES = {"en": "Bot: greedy", "pl": "Bot: zachłanny"}
+
+
+def table_with_a_bot() -> Table:
+    table = make_table(players=1, seats=2)
+    services.table_add_bot(table_id=table.pk, by=table.owner, position=1, level="greedy")
+    return table
+
+
+def read(url: str, language: str) -> str:
+    """A page as a visitor reading ``language`` sees it (the language the request
+    activates ends with it: it must not leak into the next test)."""
+    client = Client()
+    client.cookies["django_language"] = language
+    with translation.override(language):
+        return client.get(url).content.decode()
+
+
+def test_the_table_its_ranking_and_the_replay_name_the_bot_in_the_readers_language():
+    table = table_with_a_bot()
+    with translation.override("en"):  # the match started in English
+        match = play_to_pan_on_time(table)
+    hand = match.hands.order_by("number").first()
+    for language, other in (("pl", "en"), ("en", "pl")):
+        page = read(table.get_absolute_url(), language)
+        ranking = page.split('data-testid="ranking"', 1)[1].split("</ol>", 1)[0]
+        assert BOT_NAMES[language] in ranking, language
+        assert BOT_NAMES[other] not in page, language
+        shown = read(reverse("games:hand", args=[hand.pk]), language)
+        assert BOT_NAMES[language] in shown and BOT_NAMES[other] not in shown, language
+
+
+def test_one_snapshot_names_the_bot_in_each_viewers_language_in_its_box_and_the_log():
+    """The live table draws what viewers see alike once per language (and keeps the
+    players' boxes per language): neither language's bot name leaks into the other's."""
+    table = table_with_a_bot()
+    with translation.override("en"):
+        services.match_start(table_id=table.pk, by=table.owner)
+    hand = Hand.objects.get(match__table=table)
+    bot_moved = False
+    while not bot_moved:
+        state = hand.engine_state
+        bot_moved = hand.match.players.get(seat=state.to_move).user is None
+        move = move_to_json(state.legal_moves()[0])
+        if bot_moved:
+            services.hand_act(hand_id=hand.pk, move=move, version=hand.version, as_bot=True)
+        else:
+            services.hand_act(hand_id=hand.pk, move=move, version=hand.version, user=table.owner)
+        hand.refresh_from_db()
+    snapshot = selectors.table_snapshot(table_id=table.pk)
+    drawn = {}
+    for language in ("en", "pl", "en"):  # each language again after the other
+        with translation.override(language):
+            view = selectors.table_view(snapshot=snapshot, viewer=None, with_chat=False)
+            assert any(BOT_NAMES[language] in line for line in view.last_actions)
+            drawn[language] = renderers.hand_fragments(view)
+    assert BOT_NAMES["en"] in drawn["en"] and BOT_NAMES["pl"] not in drawn["en"]
+    assert BOT_NAMES["pl"] in drawn["pl"] and BOT_NAMES["en"] not in drawn["pl"]

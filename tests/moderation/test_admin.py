@@ -6,6 +6,7 @@ gets no admin access at all; the audit log cannot be changed or deleted by anybo
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -38,6 +39,11 @@ def run_action(client: Client, url: str, action: str, objects: list, **form: obj
     return client.post(
         url, {"action": action, ACTION_CHECKBOX_NAME: selected, "apply": "1", **form}
     )
+
+
+@pytest.fixture
+def superuser_client() -> Client:
+    return client_for(make_user(is_staff=True, is_superuser=True, language="en"))
 
 
 def last_entry() -> AuditLog:
@@ -306,13 +312,37 @@ def test_a_moderator_hides_chat_from_the_admin(mod):
     table = make_table(players=1)
     message = services.chat_post(table_id=table.pk, user=table.owner, text="rude words")
     client = client_for(mod)
-    run_action(client, "/admin/games/chatmessage/", "hide_messages", [message])
+    run_action(client, "/admin/games/chatmessage/", "hide_messages", [message], text="insults")
     message.refresh_from_db()
     assert message.hidden_by == mod and last_entry().action == "chat_hide"
+    assert last_entry().reason == "insults"
     run_action(client, "/admin/games/chatmessage/", "unhide_messages", [message])
     message.refresh_from_db()
     assert message.hidden_at is None and last_entry().action == "chat_unhide"
     assert client.post(f"/admin/games/chatmessage/{message.pk}/delete/").status_code == 403
+
+
+def test_hiding_chat_from_the_admin_asks_for_a_reason_and_refuses_none(mod):
+    table = make_table(players=1)
+    message = services.chat_post(table_id=table.pk, user=table.owner, text="rude words")
+    client = client_for(mod)
+    first = run_action(client, "/admin/games/chatmessage/", "hide_messages", [message])
+    assert first.status_code == 200  # the form, before anything is hidden
+    assert 'name="text"' in first.content.decode()
+    response = run_action(
+        client, "/admin/games/chatmessage/", "hide_messages", [message], text="   "
+    )
+    assert response.status_code == 200 and "This field is required." in response.content.decode()
+    message.refresh_from_db()
+    assert message.hidden_at is None
+    assert not AuditLog.objects.filter(action="chat_hide").exists()
+
+
+def test_the_admin_index_names_each_section_once(superuser_client):
+    page = superuser_client.get("/admin/").content.decode()
+    sections = re.findall(r'<caption>\s*<a [^>]*class="section"[^>]*>([^<]+)</a>', page)
+    assert {"Users", "Accounts", "Moderation", "Quick pairing"} <= set(sections)
+    assert len(sections) == len(set(sections)), sections
 
 
 def test_a_moderator_intervenes_at_tables_from_the_admin(mod):

@@ -12,9 +12,10 @@ from channels.testing import WebsocketCommunicator
 from django.db.models import F
 
 from games.models import Seat
+from pairing import services
 from pairing.models import Seek
 from pan_site.asgi import application
-from tests.factories import make_user
+from tests.factories import make_table, make_user
 from tests.games.ws import ORIGIN, connect
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.redis]
@@ -90,6 +91,29 @@ async def test_bad_frames_are_refused_and_visitors_cannot_seek():
     visitor = WebsocketCommunicator(application, "/ws/seek/", headers=[ORIGIN])
     connected, _ = await visitor.connect(timeout=10)
     assert not connected
+
+
+async def test_a_player_seated_elsewhere_is_refused_with_a_link_to_that_table():
+    table = await database_sync_to_async(make_table)(players=1)
+    ws = await connect("/ws/seek/", table.owner)
+    await send(ws, action="seek", time_control="3+2", size="2", wait=30)
+    refused = await next_frame(ws, "refused")
+    assert refused["message"] == "You have a seat at another table; leave it first."
+    assert (refused["url"], refused["waiting"]) == (table.get_absolute_url(), False)
+    await ws.disconnect()
+
+
+async def test_a_seek_removed_by_staff_ends_the_waiting_of_its_socket():
+    ola = await database_sync_to_async(make_user)("ola_removed")
+    ws = await connect("/ws/seek/", ola)
+    await send(ws, action="seek", time_control="3+2", size="2", wait=30)
+    await next_frame(ws, "waiting")
+    seek_id = await database_sync_to_async(lambda: Seek.objects.get(user=ola).pk)()
+    assert await database_sync_to_async(services.seek_remove)(seek_id=seek_id)
+    await next_frame(ws, "cancelled")
+    await send(ws, action="seek", time_control="3+2", size="2", wait=30)  # he may seek again
+    assert (await next_frame(ws, "waiting"))["bots_after"] == 30
+    await ws.disconnect()
 
 
 async def test_after_the_wait_the_seeker_fills_the_seats_with_bots_and_is_sent_there():

@@ -9,7 +9,8 @@ from functools import partial
 
 import pytest
 from django.db import close_old_connections
-from django.utils import timezone
+from django.test import Client
+from django.utils import timezone, translation
 
 from core.errors import Refused
 from games.models import Match, MatchPlayer, Seat, Table
@@ -76,6 +77,14 @@ def test_a_seek_is_refused_with_a_bad_field_twice_or_while_seated_elsewhere():
         seek(busy)
 
 
+def test_the_refusal_of_a_player_seated_elsewhere_names_that_table():
+    busy = make_table(players=1).owner
+    table = make_table(owner=busy, players=1)  # his newest table: the one he has in mind
+    with pytest.raises(services.SeatedElsewhere) as refused:
+        seek(busy)
+    assert refused.value.table_url == table.get_absolute_url()
+
+
 def test_a_seeker_who_sat_down_at_another_table_meanwhile_is_not_seated_again():
     ola, janek = make_user(), make_user()
     seek(ola)
@@ -130,6 +139,19 @@ def test_bots_fill_the_seats_only_after_the_chosen_wait():
     assert not Seek.objects.exists()
     with pytest.raises(Refused, match="not waiting"):
         services.seek_fill_with_bots(user=ola, level="random", now=start + timedelta(hours=1))
+
+
+def test_the_waits_a_seeker_may_choose_are_the_settings(settings):
+    settings.PAIRING_WAITS = (1, 30)
+    ola, janek = make_user(), make_user()
+    with pytest.raises(Refused, match="Unknown waiting time"):
+        seek(ola, 3, wait=10)
+    start = timezone.now()
+    seek(janek, 3, now=start, wait=1)
+    table_id = services.seek_fill_with_bots(
+        user=janek, level="greedy", now=start + timedelta(seconds=1)
+    )
+    assert Table.objects.get(pk=table_id).status == Table.Status.PLAYING
 
 
 def test_a_seeker_of_any_size_who_fills_with_bots_gets_a_full_table():
@@ -236,3 +258,43 @@ def test_a_seek_matched_and_filled_with_bots_at_the_same_moment_is_seated_once()
         assert Seat.objects.filter(user=janek).count() <= 1
         assert not Seek.objects.filter(user=ola).exists()
         Seek.objects.all().delete()
+
+
+def read(url: str, language: str) -> str:
+    """A page as a visitor reading ``language`` sees it (the language the request
+    activates ends with it: it must not leak into the next test)."""
+    client = Client()
+    client.cookies["django_language"] = language
+    with translation.override(language):
+        return client.get(url).content.decode()
+
+
+def lobby(language: str) -> str:
+    return read("/", language)
+
+
+def test_a_play_now_table_is_named_in_each_readers_language():
+    ola, janek = make_user("ola", language="pl"), make_user("janek")
+    with translation.override("pl"):  # seated by a Polish player's socket
+        seek(ola)
+        seek(janek)
+        [table_id] = services.pairing_match(now=timezone.now())
+    table = Table.objects.get(pk=table_id)
+    assert (table.owner, table.name) == (ola, "")
+    english, polish = lobby("en"), lobby("pl")
+    assert "ola&#x27;s table" in english and "Stół gracza" not in english
+    assert "Stół gracza ola" in polish and "s table" not in polish
+
+
+def test_a_play_now_table_with_bots_names_them_in_each_readers_language():
+    ola = make_user("ola")
+    start = timezone.now()
+    with translation.override("en"):  # filled by an English player's socket
+        seek(ola, now=start)
+        table_id = services.seek_fill_with_bots(
+            user=ola, level="greedy", now=start + timedelta(seconds=30)
+        )
+    page = read(Table.objects.get(pk=table_id).get_absolute_url(), "pl")
+    assert "Bot: zachłanny" in page and "Bot: greedy" not in page
+    assert "Stół gracza ola" in page
+    assert "Bot: greedy" not in lobby("pl") and "Stół gracza ola" in lobby("pl")

@@ -253,27 +253,30 @@ def test_every_page_but_his_table_tells_a_seated_player_his_table_is_ready():
     assert 'data-testid="notice-table"' not in table_page
 
 
+SCHEDULE_FORM = {
+    "name": "Staff evening",
+    "description": "",
+    "active": "on",
+    "weekdays": ["2", "8"],
+    "time_of_day": "19:30",
+    "time_zone": "Europe/Warsaw",
+    "create_ahead_hours": 24,
+    "time_control": "3+2",
+    "min_players": 3,
+    "max_players": 64,
+    "seats_per_table": 4,
+    "profile": "tournament",
+    "max_actions": 500,
+    "seconds_between_hands": 4,
+    "bot_level": "greedy",
+}
+
+
 def test_the_admin_defines_a_schedule_through_the_service():
     staff = make_staff()
     staff.is_superuser = True
     staff.save()
-    form = {
-        "name": "Admin evening",
-        "description": "",
-        "active": "on",
-        "weekdays": ["1", "16"],
-        "time_of_day": "20:00",
-        "time_zone": "Europe/Warsaw",
-        "create_ahead_hours": 24,
-        "time_control": "3+2",
-        "min_players": 3,
-        "max_players": 64,
-        "seats_per_table": 4,
-        "profile": "tournament",
-        "max_actions": 500,
-        "seconds_between_hands": 4,
-        "bot_level": "greedy",
-    }
+    form = {**SCHEDULE_FORM, "name": "Admin evening", "weekdays": ["1", "16"]}
     client = client_for(staff)
     response = client.post("/admin/tournaments/tournamentschedule/add/", form)
     assert response.status_code == 302, response.content.decode()[:3000]
@@ -283,3 +286,94 @@ def test_the_admin_defines_a_schedule_through_the_service():
         "/admin/tournaments/tournamentschedule/add/", {**form, "name": "Bad", "time_zone": "X/Y"}
     )
     assert bad.status_code == 200 and not TournamentSchedule.objects.filter(name="Bad").exists()
+
+
+# --- the list says when a tournament repeats; the staff's own form ------------------------
+
+
+def test_the_list_says_when_a_schedule_repeats_and_shows_its_next_starts():
+    from django.utils import translation
+
+    from tournaments.selectors import tournament_lists
+
+    make_schedule(name="Twice a week", weekdays=1 | 8, create_ahead_hours=60)
+    make_schedule(name="Daily")
+    make_schedule(name="Resting", active=False)
+    # Thursday's tournament falls within the horizon: created, and linked from the list.
+    services.schedule_create_due(now=NOW)
+    thursday = Tournament.objects.get(name="Twice a week 2026-12-03")
+
+    with translation.override("en"):
+        rows = {row.schedule.name: row for row in tournament_lists(now=NOW).schedules}
+    assert set(rows) == {"Twice a week", "Daily"}
+    assert rows["Twice a week"].repeats == "Every week on Monday and Thursday at 8 p.m."
+    assert rows["Daily"].repeats == "Every day at 8 p.m."
+    # Thursday, Monday, Thursday at 20:00 in Warsaw (19:00 UTC in winter).
+    starts = rows["Twice a week"].next_starts
+    assert [o.starts_at for o in starts] == [
+        datetime(2026, 12, 3, 19, tzinfo=UTC),
+        datetime(2026, 12, 7, 19, tzinfo=UTC),
+        datetime(2026, 12, 10, 19, tzinfo=UTC),
+    ]
+    assert [o.tournament for o in starts] == [thursday, None, None]
+    assert len(rows["Daily"].next_starts) == 3
+    with translation.override("pl"):
+        rows = {row.schedule.name: row for row in tournament_lists(now=NOW).schedules}
+    assert rows["Twice a week"].repeats == "Co tydzień: poniedziałek i czwartek, o 20:00"
+    assert rows["Daily"].repeats == "Codziennie o 20:00"
+
+
+def test_the_list_page_shows_the_recurring_tournaments():
+    make_schedule(name="Weekend cup", weekdays=32 | 64, time_of_day=time(18, 30))
+    page = client_for().get("/tournaments/").content.decode()
+    assert 'data-testid="schedules"' in page and "Weekend cup" in page
+    assert "Every week on Saturday and Sunday at 6:30 p.m." in page
+    assert page.count('data-testid="schedule-next"') == 3
+    assert 'data-testid="create-schedule"' not in page
+
+
+def test_the_staff_create_a_schedule_on_the_sites_own_pages():
+    staff = make_staff()
+    client = client_for(staff)
+    assert 'data-testid="create-schedule"' in client.get("/tournaments/").content.decode()
+    form = client.get("/tournaments/schedules/new/")
+    assert form.status_code == 200 and 'data-testid="schedule-form"' in form.content.decode()
+    response = client.post("/tournaments/schedules/new/", SCHEDULE_FORM, follow=True)
+    assert response.redirect_chain[-1][0] == "/tournaments/"
+    page = response.content.decode()
+    assert "The schedule is saved" in page
+    assert "Every week on Tuesday and Thursday at 7:30 p.m." in page
+    schedule = TournamentSchedule.objects.get(name="Staff evening")
+    assert schedule.created_by == staff and schedule.weekdays == 2 | 8
+    assert schedule.time_of_day == time(19, 30)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"weekdays": []}, "This field is required."),
+        ({"time_zone": "Mars/Olympus"}, "Unknown time zone."),
+        ({"min_players": 10, "max_players": 5}, "minimum"),
+        ({"time_of_day": "25:00"}, "Enter a valid time."),
+        ({"name": ""}, "This field is required."),
+    ],
+)
+def test_an_invalid_schedule_shows_why_and_creates_nothing(change, message):
+    client = client_for(make_staff())
+    response = client.post("/tournaments/schedules/new/", {**SCHEDULE_FORM, **change})
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert not TournamentSchedule.objects.exists()
+
+
+def test_only_who_may_create_tournaments_creates_a_schedule():
+    from tests.factories import make_moderator
+
+    visitor = client_for().get("/tournaments/schedules/new/")
+    assert visitor.status_code == 302 and "/accounts/login/" in visitor["Location"]
+    for user in (make_user(), make_moderator()):  # a moderator is staff, runs no tournaments
+        client = client_for(user)
+        assert client.get("/tournaments/schedules/new/").status_code == 403
+        assert client.post("/tournaments/schedules/new/", SCHEDULE_FORM).status_code == 403
+        assert 'data-testid="create-schedule"' not in client.get("/tournaments/").content.decode()
+    assert not TournamentSchedule.objects.exists()

@@ -250,16 +250,36 @@ def test_a_tournament_table_says_who_is_out_and_that_the_tournament_goes_on():
     hand = hands_in_play(tournament)[0]
     last_loser = entry_to_move(hand)
     time_out(hand)
-    advance(tournament)  # the tournament is over: its table closes
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
-    page = client_for().get(table_url).content.decode()
-    assert f"{last_loser.display_name} is out of the tournament." in page
-    assert "Play at this table is over." in page and "goes on" not in page
+    winner = TournamentEntry.objects.get(tournament=tournament, place=1)
+    # The table says the tournament is over and who won (#31), before its table closes
+    # and after, in the reader's language.
+    for closed in (False, True):
+        if closed:
+            advance(tournament)  # the tournament is over: its table closes
+        page = client_for().get(table_url).content.decode()
+        assert f"{last_loser.display_name} is out of the tournament." in page
+        assert f"The tournament is over: {winner.display_name} won." in page
+        assert f'href="{tournament.get_absolute_url()}" data-testid="tournament-link"' in page
+        assert "goes on" not in page
+    page = client_for().get(table_url, HTTP_ACCEPT_LANGUAGE="pl").content.decode()
+    assert f"Turniej zakończony. Zwycięzca: {winner.display_name}." in page
 
     casual = make_table(players=2)
     play_to_pan_on_time(casual)
     page = client_for().get(casual.get_absolute_url()).content.decode()
     assert "The match is over" in page and "out of the tournament" not in page
+
+
+def test_a_cancelled_tournaments_table_says_so():
+    from tests.tournaments.helpers import hands_in_play
+
+    tournament = started(make_tournament(bots=3))
+    table_url = hands_in_play(tournament)[0].match.table.get_absolute_url()
+    assert 'data-testid="tournament-over"' not in client_for().get(table_url).content.decode()
+    services.tournament_cancel(tournament_id=tournament.pk, by=tournament.created_by)
+    page = client_for().get(table_url).content.decode()
+    assert "The tournament is cancelled." in page and "goes on" not in page
 
 
 def test_a_tournament_started_early_shows_when_it_started_not_its_schedule():

@@ -1,7 +1,8 @@
 """Serve the whole site with daphne (HTTP and websockets) on one port.
 
-In embedded mode (no ``REDIS_URL``) this process also runs the Celery worker and
-beat as threads, so clocks and bots work with nothing else running.
+In embedded mode (no ``REDIS_URL``) this process also runs the Celery workers (the
+main queue's and the analysis queue's) and beat as threads, so clocks, bots and hand
+analyses work with nothing else running.
 """
 
 from __future__ import annotations
@@ -37,9 +38,12 @@ class Command(BaseCommand):
     def handle(self, *args: Any, host: str, port: int, **options: Any) -> None:
         if settings.EMBEDDED:
             start_embedded_worker()
-            self.stdout.write("Embedded mode: Celery worker and beat run inside this process.")
+            self.stdout.write("Embedded mode: Celery workers and beat run inside this process.")
         else:
-            self.stdout.write("Real services: run `celery worker` and `celery beat` separately.")
+            self.stdout.write(
+                "Real services: run the Celery workers (main and analysis queues) and beat"
+                " separately (Procfile)."
+            )
         self.stdout.write(f"Serving on http://{host}:{port}/")
         CommandLineInterface().run(
             [

@@ -1,0 +1,235 @@
+"""Every page a user reaches fits a phone 360 px wide, in English and in Polish: the page
+never scrolls sideways and no label is cut off.
+
+One browser context per language visits them all and the failure names every offender
+of every page, so one run shows the whole picture.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import Browser, Page, expect
+
+from accounts.models import User
+from games import services
+from games.engine import Rules
+from games.models import HandAnalysis, Rating
+from tests.e2e.test_fixes_e2e import log_in_any_language
+from tests.factories import make_user, play_to_pan_on_time
+from tests.games.test_analysis import finished_hand
+from tests.tournaments.helpers import make_tournament, started
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+WIDTH, HEIGHT = 360, 740
+LOCALES = {"en": "en-GB", "pl": "pl-PL"}
+# Names as long as people choose them (30 characters at most): the layout must hold them.
+VIEWER = "katarzyna_nowak"
+OTHERS = ["tomasz.lewandowski", "zbigniew_w", "aleksander.wisniewski-kowalski", "ola"]
+# Deals per decision of the analysis made for the replay: its figures do not matter
+# here, only the table it fills, so a few deals keep the test quick.
+ANALYSIS_PLAYOUTS = 4
+
+# The offenders of a page, each as {why, selector, text}: the page wider than the viewport;
+# the outermost element past the viewport's edge (or past the page's margins), unless it
+# is inside an element that scrolls by itself; an element that scrolls by itself sideways
+# (a table cut at the phone's edge); an element whose own text is wider than its box, cut
+# off (overflow hidden, an ellipsis: allowed only with a title that gives it whole) or
+# spilling over its neighbours.
+OFFENDERS = """() => {
+  const width = window.innerWidth;
+  const found = [];
+  const describe = el => {
+    const parts = [];
+    for (let node = el; node && node !== document.body && parts.length < 4;
+         node = node.parentElement) {
+      let part = node.tagName.toLowerCase();
+      if (node.id) { part += "#" + node.id; parts.unshift(part); break; }
+      const test = node.getAttribute("data-testid");
+      if (test) part += `[data-testid=${test}]`;
+      part += [...node.classList].map(c => "." + c).join("");
+      parts.unshift(part);
+    }
+    return parts.join(" > ");
+  };
+  const text = el => (el.innerText || el.value || "").trim().replace(/\\s+/g, " ").slice(0, 60);
+  const scrollsItself = el => {
+    for (let node = el.parentElement; node && node !== document.body;
+         node = node.parentElement) {
+      if (/auto|scroll/.test(getComputedStyle(node).overflowX)) return true;
+    }
+    return false;
+  };
+  const ownText = el => [...el.childNodes].some(
+    n => n.nodeType === Node.TEXT_NODE && n.textContent.trim()
+  ) || ((el.tagName === "INPUT" || el.tagName === "SELECT") && text(el));
+  // What the page holds stays within its margins too (a control past a panel's edge).
+  const main = document.querySelector("main");
+  const margin = main
+    ? main.getBoundingClientRect().right - parseFloat(getComputedStyle(main).paddingRight)
+    : width;
+  const page = document.documentElement.scrollWidth;
+  if (page > width) {
+    found.push({why: `the page is ${page} px wide`, selector: "html", text: ""});
+  }
+  for (const el of document.body.querySelectorAll("*")) {
+    const style = getComputedStyle(el);
+    if (style.visibility === "hidden" || style.display === "contents") continue;
+    const box = el.getBoundingClientRect();
+    // Drawn nowhere (closed, hidden) or hidden for screen readers only (1 px, clipped).
+    if (box.width <= 1 || box.height <= 1 || style.clip !== "auto") continue;
+    // Only the outermost element past the edge: what it holds goes with it.
+    const edge = main && main.contains(el) ? margin : width;
+    const over = node => node.getBoundingClientRect().right > edge + 0.5;
+    if (over(el) && !over(el.parentElement) && !scrollsItself(el)) {
+      found.push({
+        why: `its right edge is at ${Math.round(box.right)} px, past ${Math.round(edge)} px`,
+        selector: describe(el), text: text(el),
+      });
+    }
+    if (/auto|scroll/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 1) {
+      found.push({
+        why: `it scrolls sideways (${el.scrollWidth} px in ${el.clientWidth} px)`,
+        selector: describe(el), text: text(el),
+      });
+    }
+    // Text wider than its own box: cut off (overflow hidden, an ellipsis) or spilling
+    // over its neighbours.
+    const cuts = /hidden|clip/.test(style.overflowX) || style.textOverflow === "ellipsis";
+    if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0 && ownText(el)
+        && !(cuts && el.title) && !/auto|scroll/.test(style.overflowX)) {
+      const how = cuts ? "is cut" : "spills over";
+      found.push({
+        why: `its text ${how} (${el.scrollWidth} px in ${el.clientWidth} px)`,
+        selector: describe(el), text: text(el),
+      });
+    }
+  }
+  return found;
+}"""
+
+
+def analysed_replay(viewer: User) -> str:
+    """The replay of a finished hand of ``viewer``'s with his analysis done."""
+    hand = finished_hand(viewer)
+    seat = hand.match.players.get(user=viewer).seat
+    analysis = HandAnalysis.objects.create(
+        hand=hand, seat=seat, user=viewer, playouts=ANALYSIS_PLAYOUTS, started_at=timezone.now()
+    )
+    assert services.analysis_run(analysis_id=analysis.pk)
+    return hand.get_absolute_url()
+
+
+def table_of(
+    players: list[User], *, bots: int = 0, empty: int = 0, name: str, start: bool = False
+) -> str:
+    """A table owned by the first of ``players``, then ``bots`` and ``empty`` seats."""
+    owner, *guests = players
+    seats = len(players) + bots + empty
+    table = services.table_create(
+        owner=owner, name=name, rules=Rules(), seats=seats, base_seconds=600
+    )
+    for guest in guests:
+        services.table_sit(table_id=table.pk, user=guest)
+    for position in range(len(players), len(players) + bots):
+        services.table_add_bot(table_id=table.pk, by=owner, position=position, level="greedy")
+    if start:
+        services.match_start(table_id=table.pk, by=owner)
+    return table.get_absolute_url()
+
+
+def the_pages() -> dict[str, str]:
+    """Every page a signed-in user reaches, by name, with rows that fill them: his
+    tables of three (with a bot) and of four before and during play, a finished match,
+    an analysed replay, a tournament in play and one to come."""
+    viewer = make_user(VIEWER)
+    others = [make_user(name) for name in OTHERS]
+    # Each owned by the one listed first: a user may create only a few tables at a time.
+    finished = services.table_create(
+        owner=others[0],
+        name=f"{others[0].username}'s table",
+        rules=Rules(),
+        seats=2,
+        base_seconds=60,
+    )
+    services.table_sit(table_id=finished.pk, user=viewer)
+    play_to_pan_on_time(finished)
+    cup = started(
+        make_tournament(
+            users=[viewer, *others], bots=1, name="Wiosenny puchar Pana — turniej otwarty"
+        )
+    )
+    make_tournament(name="Sunday evening championship of the whole club", starts_in=86_400)
+    cup_table = cup.tables.get(entries__user=viewer).table
+    # Established players, so that the ranking lists them all.
+    for mu, person in enumerate([viewer, *others], start=24):
+        Rating.objects.update_or_create(
+            user=person, defaults={"mu": float(mu), "sigma": 2.0, "matches": 40}
+        )
+    return {
+        "lobby": "/",
+        "three waiting": table_of([viewer, others[0]], bots=1, name="Wieczór u Kasi"),
+        "three playing": table_of([viewer, others[1]], bots=1, name="Gramy do rana", start=True),
+        "four waiting": table_of([viewer, *others[:2]], empty=1, name="Stół na czterech"),
+        "four playing": table_of([others[0], viewer, *others[1:3]], name="Czwórka", start=True),
+        "finished table": finished.get_absolute_url(),
+        "replay with analysis": analysed_replay(viewer),
+        "profile": viewer.get_absolute_url(),
+        "other's profile": others[0].get_absolute_url(),
+        "ranking": "/ratings/",
+        "tournaments": "/tournaments/",
+        "tournament": cup.get_absolute_url(),
+        "tournament table": cup_table.get_absolute_url(),
+        "new table": "/tables/new/",
+        "settings": "/account/settings/",
+        "report": f"/reports/new/?user={others[0].pk}",
+        "rules": "/rules/",
+        "fairness": "/fairness/",
+    }
+
+
+ANONYMOUS_PAGES = {
+    "sign-up": "/accounts/signup/",
+    "log-in": "/accounts/login/",
+    "password reset": "/accounts/password/reset/",
+    "lobby (signed out)": "/",
+    "rules (signed out)": "/rules/",
+}
+
+
+def offenders_of(page: Page, url: str, language: str) -> list[dict[str, str]]:
+    page.goto(url)
+    expect(page.locator("html")).to_have_attribute("lang", language)
+    # A live page is measured once its socket is up: what it swaps in is drawn.
+    if page.locator("#conn-state").count():
+        expect(page.locator("#conn-state.on")).to_have_count(1)
+    if page.locator("[data-ws]").count():
+        expect(page.locator("[data-ws]")).to_have_attribute("data-ws", "open")
+    # What folds away (the table's rules, the table form's options) is measured open.
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    return page.evaluate(OFFENDERS)
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_no_page_scrolls_sideways_or_cuts_a_label_at_360_px(site, browser: Browser, language: str):
+    pages = the_pages()
+    context = browser.new_context(
+        locale=LOCALES[language], viewport={"width": WIDTH, "height": HEIGHT}
+    )
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    faults: dict[str, list[dict[str, str]]] = {}
+    for name, path in ANONYMOUS_PAGES.items():
+        faults[name] = offenders_of(page, site.url + path, language)
+    log_in_any_language(page, site.url, VIEWER)
+    for name, path in pages.items():
+        faults[name] = offenders_of(page, site.url + path, language)
+    context.close()
+
+    report = [
+        f"{name}: {f['selector']} {f['text']!r}: {f['why']}"
+        for name, found in faults.items()
+        for f in found
+    ]
+    assert not report, f"{len(report)} offenders at {WIDTH} px ({language}):\n" + "\n".join(report)
