@@ -27,7 +27,7 @@ from typing import Any, Generic, TypeVar
 from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
 from channels.exceptions import StopConsumer
-from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
+from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from channels.sessions import InstanceSessionWrapper
 from django.core.cache import cache
@@ -400,16 +400,6 @@ class OpenSockets:
 
 
 OPEN_SOCKETS = OpenSockets()
-
-
-class PingConsumer(AsyncJsonWebsocketConsumer):
-    """Echoes pings so a page can measure its connection lag (round trip time)."""
-
-    async def receive_json(self, content: object, **kwargs: object) -> None:
-        if isinstance(content, dict) and content.get("type") == "ping":
-            await self.send_json({"type": "pong", "t": content.get("t")})
-        else:
-            await self.send_json({"type": "refused", "reason": "unknown command"})
 
 
 def _who(scope: dict[str, Any]) -> tuple[str, int]:

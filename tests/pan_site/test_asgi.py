@@ -1,4 +1,4 @@
-"""The websocket edge accepts only this site's origins and answers pings."""
+"""The websocket edge accepts only this site's origins."""
 
 from __future__ import annotations
 
@@ -12,25 +12,31 @@ from pan_site.asgi import application
 pytestmark = pytest.mark.asyncio
 
 
-async def test_websocket_from_the_sites_origin_answers_pings():
+@pytest.mark.redis
+async def test_websocket_from_the_sites_origin_is_accepted():
     communicator = WebsocketCommunicator(
-        application, "/ws/ping/", headers=[(b"origin", b"http://127.0.0.1:8000")]
+        application, "/ws/lobby/", headers=[(b"origin", b"http://127.0.0.1:8000")]
     )
     connected, _ = await communicator.connect()
     assert connected
-    await communicator.send_json_to({"type": "ping", "t": 42})
-    assert await communicator.receive_json_from() == {"type": "pong", "t": 42}
-    await communicator.send_json_to({"type": "dance"})
-    assert (await communicator.receive_json_from())["type"] == "refused"
     await communicator.disconnect()
 
 
-async def test_websocket_from_a_foreign_origin_is_refused():
+@pytest.mark.parametrize("path", ["/ws/lobby/", "/ws/tables/1/", "/ws/tournaments/1/"])
+async def test_websocket_from_a_foreign_origin_is_refused(path: str):
     communicator = WebsocketCommunicator(
-        application, "/ws/ping/", headers=[(b"origin", b"http://evil.example.com")]
+        application, path, headers=[(b"origin", b"http://evil.example.com")]
     )
     connected, _ = await communicator.connect()
     assert not connected
+
+
+async def test_no_socket_answers_outside_the_sites_routes():
+    communicator = WebsocketCommunicator(
+        application, "/ws/ping/", headers=[(b"origin", b"http://127.0.0.1:8000")]
+    )
+    with pytest.raises(ValueError, match="No route found"):
+        await communicator.connect()
 
 
 def _connections_to_this_database() -> int:
