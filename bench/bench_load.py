@@ -5,10 +5,12 @@ PostgreSQL, Redis): 1 or 2 daphne processes, the Celery main worker (and the clo
 worker where the code still has a clock queue) and beat. Creates N tables of four
 signed-in players through the services (no bots), opens one real websocket per player
 (all the sockets of table i on daphne i mod D, as the README's proxy routes them; with
-``--route seat``, seat p of every table on daphne p mod D), plays the tables quickly into
-long hands (``--lengthen``: each hand to a version drawn from 20 to 40), then measures:
-by default in open loop, a table's next move due 1 to 3 s (2 s on average) after the
-previous one was due, whatever the server does (``--pacing closed``: 1 to 3 s after the
+``--route seat``, seat p of every table on daphne p mod D), each seat choosing its move as
+the site's greedy bot would (``--players random``: any legal form, and hands then run to
+the rules' cut-off at 500 actions), plays the tables quickly into long hands
+(``--lengthen``: each hand to a version drawn from 20 to 40), then measures: by default
+in open loop, a table's next move due 1 to 3 s (2 s on average) after the previous one
+was due, whatever the server does (``--pacing closed``: 1 to 3 s after the
 turn shows; ``--pacing open,closed`` runs both). For every move it measures the time from
 its send until the last of the four seats has the resulting update
 (``bench.load_client``), and the daphnes' CPU per move. In the same run a bare baseline
@@ -106,6 +108,13 @@ def parse_options() -> argparse.Namespace:
         "it showed), or open,closed",
     )
     parser.add_argument("--catch-up", type=float, default=4.0, help="open loop: s of backlog")
+    parser.add_argument(
+        "--players",
+        choices=("greedy", "random"),
+        default="greedy",
+        help="which legal form a seat sends: the greedy bot's choice (hands end as players "
+        "end them) or any (hands run to the rules' cut-off)",
+    )
     parser.add_argument(
         "--lengthen",
         type=int,
@@ -444,6 +453,7 @@ def load_run(
         pace=tuple(options.pace),
         pacing=pacing,
         catch_up=options.catch_up,
+        players=options.players,
         move_timeout=options.move_timeout,
         stall_after=options.stall_after,
         retries=options.retries,
@@ -701,10 +711,11 @@ def header(options: argparse.Namespace) -> str:
     return (
         f"bench-load: cores={os.cpu_count()} (load average {os.getloadavg()[0]:.1f}), "
         f"seconds={options.seconds:.0f} per configuration, "
-        f"pacing {','.join(options.pacing)}: pace {low:g}-{high:g} s (mean "
-        f"{(low + high) / 2:g} s) per move per table (open: after the last was due, catching "
-        f"up at most {options.catch_up:g} s; closed: after it showed), hands lengthened to "
-        f"versions {options.lengthen[0]}-{options.lengthen[1]} first, "
+        f"players {options.players}, pacing {','.join(options.pacing)}: "
+        f"pace {low:g}-{high:g} s (mean {(low + high) / 2:g} s) per move per table "
+        f"(open: after the last was due, catching up at most {options.catch_up:g} s; "
+        f"closed: after it showed), hands lengthened to versions "
+        f"{options.lengthen[0]}-{options.lengthen[1]} first, "
         f"clock={BASE_SECONDS}+0 s, bots=0, players=4 per table, "
         f"tables={','.join(map(str, options.tables))} "
         f"daphne={','.join(map(str, options.daphne))} route={options.route} "

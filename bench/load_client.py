@@ -8,6 +8,12 @@ next move is due. A move is recognised on each of the table's four sockets by th
 ``#table-status`` that stands after it: the same hand at a later version, or a newer
 hand. Its latency is the arrival on the last of the four minus the moment it was sent.
 
+Which form a seat sends: ``greedy`` (the default) chooses as the site's greedy bot
+would (``games.bots.greedy.greedy_move`` on the moves its forms offer, its hand's size
+and the pile the page shows), so hands last as long as players make them and end (at
+random, a hand of four almost never ends before the rules cut it off at 500 actions);
+``random`` picks any form.
+
 Two pacings. ``open`` (the default) is a schedule, as players who decide when to play
 whatever the server does: a table's next move is due a random pause after the previous
 one was *due*, not after it showed, so a server that lags is not sent less (no
@@ -46,6 +52,9 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from games.bots.greedy import greedy_move
+from games.engine import Move, PickUp, Play, Rules
+
 ATTR = re.compile(r'([\w:-]+)="([^"]*)"')
 FORM = re.compile(r"<form\b[^>]*\bws-send\b[^>]*>(.*?)</form>", re.S)
 INPUT = re.compile(r"<input\b[^>]*>")
@@ -54,8 +63,10 @@ PING = re.compile(r'data-ping="([^"]*)"')
 TAG = re.compile(r"<[^>]+>")
 OPENING = {
     name: re.compile(rf'<(\w+)\b[^>]*\bid="{name}"[^>]*>')
-    for name in ("table-status", "my-hand", "notice")
+    for name in ("table-status", "my-hand", "notice", "pile")
 }
+CARD = re.compile(r'data-card="([^"]+)"')
+RULES = Rules()  # the bench's tables play by the default rules
 
 
 def attrs(tag: str) -> dict[str, str]:
@@ -168,6 +179,8 @@ class Seat:
         self.reader: asyncio.Task | None = None
         self.position: tuple[int, int] | None = None  # (hand ordinal, version)
         self.forms: list[dict[str, str]] = []
+        self.hand_size = 0
+        self.pile: tuple[str, ...] = ()  # its top cards, as the page shows them
         self.rematch = False
         self.closing = False
 
@@ -241,7 +254,32 @@ class Seat:
         mine = element(frame, "my-hand")
         if mine is not None:
             self.forms = forms(mine[1])
+            self.hand_size = len(CARD.findall(mine[1]))
+        pile = element(frame, "pile")
+        if pile is not None:
+            self.pile = tuple(CARD.findall(pile[1]))
         self.table.next_move()
+
+    def choose(self) -> dict[str, str]:
+        """The form to send: the greedy bot's choice among them, or any (``random``)."""
+        if self.table.run.players == "random":
+            return random.choice(self.forms)
+        offered: list[tuple[Move, dict[str, str]]] = []
+        for form in self.forms:
+            if form.get("action") == "play" and form.get("cards"):
+                offered.append((Play(tuple(form["cards"].split(","))), form))
+            elif form.get("action") == "pickup" and form.get("count", "").isdigit():
+                offered.append((PickUp(int(form["count"])), form))
+        if not offered:
+            return random.choice(self.forms)
+        chosen = greedy_move(
+            [move for move, _ in offered],
+            max(1, self.hand_size),
+            lambda: self.pile,
+            RULES.three_cards != "nines",
+            RULES.spades_back,
+        )
+        return next(form for move, form in offered if move is chosen)
 
     def can_move(self) -> bool:
         """Forms on offer for the position the seat shows (the hand's parts and one's own
@@ -368,7 +406,7 @@ class Table:
                 return
             if seat.position != position or not seat.can_move():
                 return  # the table moved on meanwhile (a timeout, a resync)
-            form = random.choice(seat.forms)
+            form = seat.choose()
             version = int(form.get("version") or position[1])
             now = time.monotonic()
             self.pending = Pending(seat.index, position[0], version, now, min(due, now))
@@ -412,6 +450,7 @@ class LoadRun:
         pace: tuple[float, float] = (1.0, 3.0),
         pacing: str = "open",
         catch_up: float = 4.0,
+        players: str = "greedy",
         move_timeout: float = 15.0,
         stall_after: float = 20.0,
         open_timeout: float = 30.0,
@@ -422,6 +461,9 @@ class LoadRun:
         self.tables = [Table(self, seats) for seats in tables]
         self.pace, self.move_timeout, self.stall_after = pace, move_timeout, stall_after
         self.pacing, self.catch_up = pacing, catch_up
+        if players not in ("greedy", "random"):
+            raise ValueError(f"players are greedy or random, not {players!r}")
+        self.players = players
         self.open_timeout, self.retries = open_timeout, retries
         self.errors = Errors()
         self.latencies: list[float] = []  # a move until the last seat has it, in ms
