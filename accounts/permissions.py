@@ -43,8 +43,8 @@ def holds_rights(user: User) -> bool:
     nearly every player, he holds no permission at all, and Django's two queries for
     them (his own, his groups') are not needed. One query, answered once per user
     object, as Django keeps the permissions it read on it. A table's socket asks it as
-    it opens (the seats' moderator tools): the two queries were a fifth of the time a
-    socket took to open when 1,000 opened at once (make bench-load, 250 tables)."""
+    it opens (the seats' moderator tools), so a crowd of sockets opening at once makes
+    one query each rather than two."""
     held = getattr(user, "_holds_rights", None)
     if held is None:
         if hasattr(user, "_perm_cache"):  # Django read them already: let it answer

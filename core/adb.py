@@ -1,11 +1,10 @@
 """PostgreSQL from the event loop, for the live room's hot path (a player's move).
 
 Django's ORM is synchronous: a daphne process runs it in threads, and a move made in a
-thread waited on the event loop's share of the GIL at every round trip to the database
-(and again to publish its event). At 125 live tables a move's transaction took 10 ms
-at the median and 50 to 100 ms at p99 in the thread, for about 2 ms of work. A move
-made here, with psycopg's async connection, waits on nothing but the database, and the
-loop serves other sockets meanwhile.
+thread waits on the event loop's share of the GIL at every round trip to the database
+(and again to publish its event), which under load is many times the move's own work.
+A move made here, with psycopg's async connection, waits on nothing but the database,
+and the loop serves other sockets meanwhile.
 
 The connections are opened with Django's own parameters (``get_connection_params``: the
 same database, adapters and time zone) and kept, a few per event loop. Only PostgreSQL:
@@ -28,9 +27,8 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from psycopg.pq import TransactionStatus
 
 # Connections per event loop. A move holds one for a round trip (services.live), but
-# under load a round trip waits on a busy core for tens of milliseconds now and then:
-# with 4, moves queued for a connection (make bench-load at 250 tables, one daphne: p99
-# 26 to 74 ms waiting for one, against 7 to 52 ms with 10).
+# under load a round trip waits on a busy core now and then: with only a few, moves
+# queue for a connection.
 POOL_SIZE = 10
 
 

@@ -1,26 +1,21 @@
 """Python's garbage collector in a long-running server process (daphne).
 
-A full collection walks every object the process holds. At 250 live tables (1,000
-sockets) a daphne holds 350,000 to 480,000 of them, a full pass took 0.3 to 0.45 s,
-and one came every 10 to 20 s: every move in flight waited on it (make bench-load: p95
-346 ms where the median was 24 ms).
+A full collection walks every object the process holds. A daphne with a live room of
+hundreds of tables holds hundreds of thousands of them, so a full pass takes a large
+fraction of a second, and every move in flight waits on it.
 
 So what has lived a while is set aside from the collections (``gc.freeze``) every
 ``freeze_every`` seconds: a full pass then walks only what came since. Refcounting still
 frees what is set aside; only garbage in reference cycles among it (a closed socket's
 consumer, its tasks) waits for the rare complete pass, every ``full_every`` seconds,
-which takes everything back, collects, and sets the survivors aside again. Measured at
-250 tables: full passes of 30 to 70 ms setting aside every 10 s, 70 to 170 ms every
-30 s, 300 to 450 ms never.
+which takes everything back, collects, and sets the survivors aside again.
 
-Every second, since: the middle generation is what survived the young collections
-since its last pass, and in a server most of that is the objects that replace others
-(a table's new snapshot, a socket's next receive task): their count grows while the
-ones they replace are freed, so the young passes come no sooner, and the middle
-generation held 15,000 to 75,000 objects. Its passes took 30 to 80 ms, about one a
-second. Set aside every second, 5 to 20 ms (make bench-load at 250 tables on one
-daphne, three runs each way in turn: p99 31 to 33 ms against 63 to 120 ms; the
-process's memory after 150 s of play the same, 262 against 261 MB).
+Why every second: the middle generation is what survived the young collections since
+its last pass, and in a server most of that is the objects that replace others (a
+table's new snapshot, a socket's next receive task): their count grows while the ones
+they replace are freed, so the young passes come no sooner, and the middle generation
+grows to tens of thousands of objects whose passes stall the loop about once a second.
+Set aside every second, it stays small; the process's memory stays the same.
 
 What dies in a cycle after it was set aside holds its resources until the complete
 pass: nothing that holds a scarce one may be left to the collector. An HTTP request's

@@ -2,28 +2,25 @@
 publishes side by side.
 
 The pub/sub layer hands a group's message to every socket of the group in the process
-as the same bytes, and each socket's ``receive`` decoded them again: a move's event
-(the hand's whole state, a few kilobytes of msgpack for a long hand) was decoded four
-times at a table of four, and more with spectators. Here the sockets of a process
+as the same bytes, and each socket's ``receive`` would decode them again: a move's
+event would be decoded once per player and spectator. Here the sockets of a process
 that take the same message share one decoding; each gets its own top-level dict
 (the values inside are shared: a handler reads an event, never edits it).
 
-channels_redis also takes one lock per Redis for every publish, subscribe and
-unsubscribe of the process, held across the round trip: a move's event waited for every
-publish before it and for the subscriptions of sockets that were opening. At 250 tables
-on one daphne the moves that took longest spent 24 ms on average publishing (make
-bench-load). A publish needs no lock: the client takes a connection of its own from
-the pool for it; the lock still orders the subscriptions, which share one connection.
+channels_redis takes one lock per Redis for every publish, subscribe and unsubscribe
+of the process, held across the round trip, so a move's event would wait for every
+publish before it and for the subscriptions of sockets that are opening. A publish
+needs no lock: the client takes a connection of its own from the pool for it; the
+lock still orders the subscriptions, which share one connection.
 
 A group's message reaches the group's sockets in the process that sends it at once,
 not on its way back from Redis: the move's own process (every socket of its table, on
-one daphne or where a proxy routes by table) skipped a Redis round trip and two turns
-of the event loop per event. Redis still carries it to the other processes, marked with
+one daphne or where a proxy routes by table) saves a Redis round trip and two turns of
+the event loop per event. Redis still carries it to the other processes, marked with
 the sending layer's origin, which that layer's receiver skips. A move's event is
 ``announce``d: its sender (the mover's own socket) goes on without waiting for Redis,
-and takes the event from its queue with the table's other sockets; waiting, the mover's
-socket was the last of its table to show the move, a Redis round trip later (tens of
-milliseconds under load, make bench-load).
+and takes the event from its queue with the table's other sockets, rather than
+showing the move a Redis round trip after the rest of its table.
 """
 
 from __future__ import annotations
@@ -68,9 +65,9 @@ def _unsubscribed(task: asyncio.Future) -> None:
 
 
 # Publishes in flight at once per Redis and event loop. The client's pool holds 100
-# connections and refuses the 101st ("Too many connections"): a close storm (a thousand
-# sockets leaving, each telling its table) failed publishes, and the presence they
-# carried, until the publishes waited for a connection here.
+# connections and refuses the 101st ("Too many connections"): in a close storm (many
+# sockets leaving at once, each telling its table) the publishes, and the presence they
+# carry, wait for a connection here instead of failing.
 PUBLISHING = 50
 
 

@@ -10,8 +10,8 @@ A ticker runs next to every Celery worker, in beat and in the embedded web proce
 (``pan_site.celery``, ``pan_site.embedded``), so a timeout lands while any of them lives.
 Next to a worker it is a process of its own (``python -m games.clock``): the worker's
 threads think for bots, and a thread among them waits for the GIL at every database
-round trip (measured with ``make bench-clock``: tens of seconds late under a flood of
-bot moves). Beat and the embedded process are idle enough for a thread.
+round trip, so under a flood of bot moves its timeouts would come very late. Beat and
+the embedded process are idle enough for a thread.
 
 Several tickers may reach the same hand: the timeout is compare-and-set on the hand's
 version, so the second one does nothing; each ticker shuffles its due hands so that

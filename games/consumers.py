@@ -63,8 +63,8 @@ T = TypeVar("T")
 V = TypeVar("V")
 
 # The page measures its lag with these (daphne pings every 20 s too, to keep the socket
-# open): a ping and its pong are two frames per socket, a thousand sockets' pings at 10 s
-# were as many frames as 20 moves a second.
+# open): a ping and its pong are two frames per socket, so pinging more often costs
+# as many frames as a busy room's moves.
 PING_EVERY = 15.0
 PRESENCE_TTL = 40  # a pong renews it; a socket that closes deletes it
 # A pong refreshes presence and lag at most this often (written in one batch per process).
@@ -146,8 +146,8 @@ class LiveTables:
         self.applied = 0  # snapshots built from an event's change, without a read
         self.reads = 0  # reads of a table from the database
         # Per table, the snapshots of its last few events: every socket of a table takes
-        # an event within milliseconds, so older ones are garbage (2,048 kept in one list
-        # were a third of the heap, and the collector's full passes grew to 0.3 s).
+        # an event within milliseconds, so older ones are garbage (kept longer, they
+        # would fill the heap and lengthen the collector's full passes).
         self._snapshots: Recent[asyncio.Future] = Recent(tables=size, per_table=2)
         # table id -> the last fresh read and when its thread started it (empty: waiting)
         self._fresh: dict[int, tuple[asyncio.Future, list[float]]] = {}
@@ -282,7 +282,7 @@ class LiveTables:
         the last), with the other tables due within ``PRESENCE_BATCH`` seconds: in one
         read of the cache, in one trip to the pool. The tables whose sockets opened
         together (a restart, the evening's start) are due together, and one read each
-        was a burst of hundreds in the pool, which held up the event loop for seconds."""
+        would be a burst of hundreds in the pool, holding up the event loop."""
         self._due[table_id] = snapshot
         loop = asyncio.get_running_loop()
         reader = self._presence_reader
@@ -469,8 +469,8 @@ class LimitedSocketMixin:
 
     Channels' consumer waits on two tasks, the websocket's next message and the channel
     layer's: a message that came in woke its task, whose end woke ``asyncio.wait``,
-    which woke the consumer, three turns of the event loop (milliseconds each when 250
-    tables play). Here the websocket's messages are put in the queue the channel layer
+    which woke the consumer, three turns of the event loop (each one milliseconds under
+    load). Here the websocket's messages are put in the queue the channel layer
     puts the group's messages in (``core.layers``), and the consumer waits on that one
     queue: a group's message wakes it in one turn.
     """
@@ -668,8 +668,8 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
         False: the pool's ``hand_act`` makes it (or refuses it)."""
         if not isinstance(command, Play | PickUp) or self.position[0] <= 0:
             return False
-        # Made in the consumer's own task: a task of its own, shielded, cost two turns of
-        # the event loop (its start, then waking the consumer). A socket that closes does
+        # Made in the consumer's own task: a task of its own, shielded, would cost two
+        # turns of the event loop (its start, then waking the consumer). A socket that closes does
         # not cut it: the consumer takes the close after the move; only the server's
         # shutdown cancels a consumer mid-move, and every socket of it opens again and
         # reads the table.

@@ -104,7 +104,7 @@ def hand_change(hand: Hand) -> dict:
     action, how many its history holds and who is to move. A process that shows the
     version before makes that action with the engine (``selectors.snapshot_after_change``)
     instead of decoding the state: late in a hand the state is tens of kilobytes, its
-    history most of it, and encoding, sending and decoding it was a millisecond a move."""
+    history most of it, too much to encode, send and decode at every move."""
     state = hand.engine_state
     length = state.history_length
     last = state.history_since(length - 1)[0] if length else None

@@ -64,8 +64,8 @@ def hand_fragments(view: selectors.TableView) -> str:
 
 
 # The status of a hand in play changes with a move only in its version: drawn once per
-# hand and look, with this mark for the version, and kept (a third of a millisecond a
-# move otherwise, at every table).
+# hand and look, with this mark for the version, and kept (drawing it anew would cost
+# every move of every table).
 _VERSION_MARK = -1
 _VERSION_ATTRIBUTE = 'data-version="{}"'
 _STATUS_KEPT = 1024

@@ -1,8 +1,8 @@
 """The statements every move runs, their SQL built once per process from the models.
 
 The ORM compiles a query anew each time it runs one: for a move's read of the match's
-players and its write of the hand that is about a millisecond of Python each, as much as
-the rest of the move's database work. These helpers build the same SQL once from the
+players and its write of the hand that compiling costs as much as the rest of the
+move's database work. These helpers build the same SQL once from the
 models' own metadata (tables, columns, field conversions), so a renamed column or an
 added field needs no change here.
 
@@ -80,8 +80,8 @@ async def hand_for_move_async(
 
 def copied(instance: M) -> M:
     """A shallow copy of a saved row, as ``copy.copy`` makes it (with its own state and
-    cache of related rows), without pickling's round trip: a tenth of a millisecond,
-    twice a move (the live room's frame is copied, never changed)."""
+    cache of related rows), without pickling's round trip, which would cost twice a
+    move (the live room's frame is copied, never changed)."""
     cls = instance.__class__
     new = cls.__new__(cls)
     new.__dict__.update(instance.__dict__)
@@ -121,8 +121,8 @@ def _update_sql(model: type[models.Model], names: tuple[str, ...]) -> str:
 
 def _prepared(field: models.Field, value: Any) -> Any:
     """``value`` of ``field`` as a statement's parameter, as ``get_db_prep_save`` makes
-    it; JSON encoded by orjson (a hand's state is tens of kilobytes late in a hand: the
-    standard library took half a millisecond a move to encode it, orjson a twentieth)."""
+    it; JSON encoded by orjson (a hand's state is tens of kilobytes late in a hand, and
+    orjson encodes it many times faster than the standard library)."""
     if (
         value is not None
         and isinstance(field, models.JSONField)

@@ -75,8 +75,8 @@ def sweep_hands() -> dict[str, int]:
     clock.apply_timeouts(due)
     timeouts = len(due)
 
-    # One query each, however many tables play (a query per table every 2 s was a fifth
-    # of a worker's time with 250 tables, measured with make bench-load).
+    # One query each, however many tables play (a query per table every 2 s would take
+    # a large share of a worker's time in a busy room).
     dealt = 0
     due_deals = Hand.objects.filter(
         match__status=Match.Status.PLAYING, finished_at__lte=now - SWEEP_NEXT_HAND_GRACE

@@ -1,8 +1,8 @@
 """What moderation records: the audit log of every moderator (and automatic) action, and
 the players' reports.
 
-Both were born in ``accounts`` and moved here without touching the data (#13): their
-tables keep their names (``accounts_auditlog``, ``accounts_report``) and their indexes.
+Their tables keep the names of the ``accounts`` app (``accounts_auditlog``,
+``accounts_report``) and their indexes: the models' ``db_table`` says so.
 """
 
 from __future__ import annotations

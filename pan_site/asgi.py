@@ -25,9 +25,9 @@ class RequestASGIHandler(ASGIHandler):
     (``ThreadSensitiveContext``): the connection a request opens is never used again,
     and kept (``CONN_MAX_AGE``) it stays open until the collector frees the dead
     thread's wrapper, which sits in reference cycles. Set aside from the collector
-    while the request ran (``core.collector``), it stayed open for good: a daphne
-    serving the browser tests held 64 connections after a minute. The websocket
-    consumers' pool threads live as long as the process and keep theirs.
+    while the request ran (``core.collector``), it would stay open until the rare
+    complete pass, and a busy daphne would exhaust PostgreSQL's connections. The
+    websocket consumers' pool threads live as long as the process and keep theirs.
     """
 
     async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:

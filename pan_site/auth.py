@@ -3,9 +3,8 @@
 Channels' ``AuthMiddleware`` reads the session and its user with
 ``database_sync_to_async``, which runs every such call of a process on one thread: in a
 storm of connects (everybody back after a restart, a tournament's round starting) the
-handshakes queued behind each other there, and one daphne dropped most of 1,000 sockets
-connecting at 50 a second while 125 tables played (``make bench-load --storm``). Here
-the same reading runs in the loop's pool, several at once, as the consumers' own
+handshakes queue behind each other there until daphne drops them. Here the same
+reading runs in the loop's pool, several at once, as the consumers' own
 database work does (``games.consumers.in_pool``).
 """
 

@@ -2,9 +2,9 @@
 
 Django keeps one cache object per thread and per async context (``caches`` is an
 asgiref ``Local``), and each of Redis's cache objects opens its own connection pool: under
-daphne every websocket is a context of its own, so every socket opened its own
-connection to Redis (1,000 sockets held 1,000 connections, and each connect spent time
-opening one). redis-py's pools are thread-safe: here every cache object of a process
+daphne every websocket is a context of its own, so every socket would open its own
+connection to Redis (one connection per socket, and each connect spending time opening
+one). redis-py's pools are thread-safe: here every cache object of a process
 with the same settings shares one client and its pool.
 """
 

@@ -149,7 +149,7 @@ DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqli
 if DATABASE_URL.startswith("sqlite"):
     VAR_DIR.mkdir(parents=True, exist_ok=True)
 # Persistent connections: the websocket consumers' thread pool would otherwise open a
-# new PostgreSQL connection for every call (about five per move, measured). No health
+# new PostgreSQL connection for every call (several per move). No health
 # check: it costs a round trip before every call; a broken connection is dropped after
 # the error it causes (Django's close_old_connections).
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600)}
@@ -171,9 +171,8 @@ else:
         "default": {
             # Redis pub/sub: a group event is one PUBLISH, which each daphne process with
             # sockets in the group receives once and hands to them (channels_redis's
-            # core layer wrote one sorted set per socket and popped each one back: at
-            # 125 live tables a bare consumer's daphne used 21 % of a core on it, 11 % on
-            # pub/sub, with p99 23 ms against 6 ms, make bench-load). What it gives up:
+            # core layer writes one sorted set per socket and pops each one back, which
+            # costs a daphne far more CPU and latency per event). What it gives up:
             # nothing waits in Redis for a socket that is not listening, and a socket
             # that reconnects reads the whole table anyway. core.layers decodes a message
             # once for all the sockets of a process that take it.
@@ -196,8 +195,7 @@ else:
 # The queues are named after CELERY_QUEUE so that several sites (or test runs) share a
 # Redis. No timeout travels on the main one: a clock ticker next to every worker and in
 # beat reads the due deadlines from the database (games.clock), so a backlog of bot moves
-# never makes a clock late and no worker holds a timer until its deadline (make
-# bench-clock).
+# never makes a clock late and no worker holds a timer until its deadline.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "pan")
 # A hand's analysis takes seconds of a core: it has a queue of its own, and a worker of
 # its own with few threads (the Procfile's `analysis`, a capped thread in embedded mode),
@@ -225,7 +223,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60 * 60 * 2}
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Layer 3 of the clocks: timeouts every ticker missed, due next hands, stalled bots.
     "sweep-hands": {"task": "games.sweep_hands", "schedule": 2.0, "options": {"expires": 10.0}},
-    # Tournaments due to start, and the next step of every running one (issue: tournaments).
+    # Tournaments due to start, and the next step of every running one.
     "sweep-tournaments": {
         "task": "tournaments.sweep",
         "schedule": 3.0,

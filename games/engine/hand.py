@@ -213,8 +213,8 @@ def _hist_to_entries(hist: tuple | None, limit: int | None = None) -> list[Histo
 class _HistoryJson:
     """The JSON of history chains lately written, by chain (``to_json``, ``public_view``).
 
-    A hand's state is written whole at every move, and its history is most of it: the
-    entries of a 200-move hand were 180 ``to_json`` calls per move, a millisecond. A chain
+    A hand's state is written whole at every move, and its history is most of it: late
+    in a hand, building every entry's JSON anew would be most of a move's cost. A chain
     only grows (a move puts a new cell before the one it had), so the JSON of the chain a
     move extends is found here and only the new entries are built. Keyed by the cell's
     identity (a tuple's hash would walk the whole chain), each entry keeping its cell.
@@ -435,7 +435,7 @@ class _Tables:
 @functools.lru_cache(maxsize=64)
 def _tables(rules: Rules) -> _Tables:
     # Bounded: max_actions alone makes thousands of distinct Rules possible. States keep
-    # their tables, so an evicted entry only costs a rebuild (~10 ms) for a new state.
+    # their tables, so an evicted entry only costs a rebuild for a new state.
     return _Tables(rules)
 
 

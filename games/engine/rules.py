@@ -151,7 +151,7 @@ class Rules:
     def to_json(self) -> dict[str, Any]:
         """All options as a plain dict (JSON-ready), a new one at each call. Built once
         per rules: a hand's state carries its rules, and ``asdict`` (which walks and
-        copies every field) took a tenth of a millisecond at every move."""
+        copies every field) would run at every move."""
         return dict(_options(self))
 
     @classmethod

@@ -39,8 +39,8 @@ class CardView:
 
 @functools.lru_cache(maxsize=512)
 def card_view(code: str, language: str | None) -> CardView:
-    """A card in words, made once per card and ``language`` (the active one: a table's
-    cards were a dozen of them per viewer and move)."""
+    """A card in words, made once per card and ``language`` (the active one: a table
+    shows a dozen cards per viewer and move)."""
     return CardView.of(code)
 
 

@@ -23,7 +23,7 @@ from games.services._common import (
     _seating_changed,
 )
 
-# Time controls (issue: clocks): bounds of a custom control, and the named presets.
+# Time controls: bounds of a custom control, and the named presets.
 MIN_BASE_SECONDS, MAX_BASE_SECONDS = 5, 60 * 60
 MAX_INCREMENT_SECONDS = 60
 TIME_PRESETS: dict[str, tuple[int, int]] = {

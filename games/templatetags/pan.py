@@ -192,8 +192,8 @@ def player_box(player: selectors.PlayerView) -> SafeString:
 @functools.lru_cache(maxsize=4096)
 def _player_box(p: selectors.PlayerView, language: str | None) -> SafeString:
     """The box, put together here rather than by a template: a move redraws two or three
-    boxes at every table, and the template's two dozen nodes took half a millisecond a box,
-    a sixth of the live room's work per move (make bench-load). Its parts that a template
+    boxes at every table, and rendering the template's two dozen nodes for each was a
+    large share of the live room's work per move. Its parts that a template
     draws elsewhere too (presence, rating) are drawn by their templates, once per look."""
     if p.user_id and not p.is_bot:
         presence = _small_part(
@@ -273,8 +273,8 @@ def _player_box(p: selectors.PlayerView, language: str | None) -> SafeString:
 
 # The parts of the table a move changes for every viewer alike, put together here rather
 # than by templates (as the player's box): each is drawn at every move of every table,
-# and the template's nodes took a quarter of a millisecond or more a part (make
-# bench-load). The table page's partials draw them with these same tags.
+# and a template's nodes cost several times as much. The table page's partials draw
+# them with these same tags.
 _OOB = mark_safe(' hx-swap-oob="true"')
 PILE_SHOWN = 8  # the top cards of the pile drawn
 
