@@ -29,10 +29,9 @@ from channels.db import DatabaseSyncToAsync
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
-from channels.sessions import InstanceSessionWrapper
 from django.core.cache import cache
 from django.utils import timezone, translation
-from django.utils.functional import LazyObject, Promise, empty
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -444,25 +443,6 @@ async def _pump(receive: Callable[[], Any], inbox: asyncio.Queue) -> None:
         inbox.put_nowait(_Frame(message))
 
 
-def _frames_send(send: Any) -> Any:
-    """The server's own send under Channels' session wrapper: the wrapper saves the
-    session only on an HTTP response's start, and for every frame of a socket it only
-    read the lazy session twice (a socket's code saves the session itself, if ever)."""
-    wrapper = getattr(send, "__self__", None)
-    if isinstance(wrapper, InstanceSessionWrapper):
-        return wrapper.real_send
-    return send
-
-
-def _unwrapped(user: Any) -> Any:
-    """The scope's user itself, not the lazy object around it: a move reads the user a
-    dozen times, and each read through the proxy cost as much as a call."""
-    wrapped = getattr(user, "_wrapped", None)
-    if isinstance(user, LazyObject) and wrapped is not None and wrapped is not empty:
-        return wrapped
-    return user
-
-
 class LimitedSocketMixin:
     """Caps a user's sockets open at once and the frames each socket may send; and
     dispatches without Channels' thread hop per message, from one queue.
@@ -480,7 +460,7 @@ class LimitedSocketMixin:
         if not isinstance(layer, PubSubChannelLayer):  # embedded mode: Channels' own loop
             await super().__call__(scope, receive, send)
             return
-        self.scope, self.channel_layer, self.base_send = scope, layer, _frames_send(send)
+        self.scope, self.channel_layer, self.base_send = scope, layer, send
         self.channel_name = await layer.new_channel()
         queue = getattr(receive, "__self__", None)
         pump = None
@@ -555,7 +535,7 @@ class TableConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer)
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        self.user = _unwrapped(self.scope.get("user"))
+        self.user = self.scope.get("user")
         self.language = _scope_language(self.scope)
         if not self.take_socket():
             await self.close(code=CLOSE_LIMITED)

@@ -1,7 +1,7 @@
 """ASGI entry point: Django for HTTP, Channels for websockets.
 
 Websockets are accepted only from this site's own origins (``ALLOWED_HOSTS``) and
-carry the Django session user (``PooledAuthMiddlewareStack``, read in the thread pool);
+carry the Django session and user (``SessionUserMiddlewareStack``, read in the thread pool);
 behind a trusted proxy their ``scope["client"]`` is the real client's address
 (``pan_site.proxy``), as ``REMOTE_ADDR`` is for HTTP.
 """
@@ -44,7 +44,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from core.collector import keep_long_lived_aside  # noqa: E402
-from pan_site.auth import PooledAuthMiddlewareStack  # noqa: E402  (needs Django set up first)
+from pan_site.auth import SessionUserMiddlewareStack  # noqa: E402  (needs Django set up first)
 from pan_site.proxy import ForwardedForASGIMiddleware  # noqa: E402
 from pan_site.routing import websocket_urlpatterns  # noqa: E402
 
@@ -52,7 +52,9 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": ForwardedForASGIMiddleware(
-            AllowedHostsOriginValidator(PooledAuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            AllowedHostsOriginValidator(
+                SessionUserMiddlewareStack(URLRouter(websocket_urlpatterns))
+            )
         ),
     }
 )

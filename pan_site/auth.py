@@ -1,31 +1,51 @@
-"""The websocket's user, read in the thread pool.
+"""A websocket's Django session and user, read once as it opens, in the thread pool.
 
-Channels' ``AuthMiddleware`` reads the session and its user with
-``database_sync_to_async``, which runs every such call of a process on one thread: in a
-storm of connects (everybody back after a restart, a tournament's round starting) the
-handshakes queue behind each other there until daphne drops them. Here the same
-reading runs in the loop's pool, several at once, as the consumers' own
-database work does (``games.consumers.in_pool``).
+Channels' session and auth middleware put lazy objects in the scope, read the user on
+the one thread ``database_sync_to_async`` runs a process's calls on (in a storm of
+connects, everybody back after a restart, the handshakes queued there until daphne
+dropped them), and wrap every frame the socket sends to save a session no socket
+changes. Here the session and the user are read together in the loop's pool, several
+sockets at once, with Django's own ``SessionStore`` and ``django.contrib.auth.get_user``,
+and put in the scope as they are: ``scope["session"]`` (read only: a socket never saves
+it) and ``scope["user"]`` (the ``User``, or ``AnonymousUser``).
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+from types import SimpleNamespace
 from typing import Any
 
-from channels.auth import AuthMiddleware, get_user
 from channels.db import DatabaseSyncToAsync
-from channels.sessions import CookieMiddleware, SessionMiddleware
-
-_get_user_in_pool = DatabaseSyncToAsync(get_user.func, thread_sensitive=False)
-
-
-class PooledAuthMiddleware(AuthMiddleware):
-    """``AuthMiddleware`` reading the user in the pool, not on the one sync thread."""
-
-    async def resolve_scope(self, scope: dict[str, Any]) -> None:
-        scope["user"]._wrapped = await _get_user_in_pool(scope)
+from channels.middleware import BaseMiddleware
+from channels.sessions import CookieMiddleware
+from django.conf import settings
+from django.contrib import auth
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.sessions.backends.base import SessionBase
 
 
-def PooledAuthMiddlewareStack(inner: Any) -> CookieMiddleware:
-    """``AuthMiddlewareStack`` with ``PooledAuthMiddleware``."""
-    return CookieMiddleware(SessionMiddleware(PooledAuthMiddleware(inner)))
+def session_and_user(cookies: dict[str, str]) -> tuple[SessionBase, Any]:
+    """The session the cookies name (a new, empty one if none) and its signed-in user,
+    as Django's ``AuthenticationMiddleware`` would give a request with these cookies."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    session = store(cookies.get(settings.SESSION_COOKIE_NAME))
+    if not session.session_key:
+        return session, AnonymousUser()
+    return session, auth.get_user(SimpleNamespace(session=session))  # reads the session
+
+
+_session_and_user_in_pool = DatabaseSyncToAsync(session_and_user, thread_sensitive=False)
+
+
+class SessionUserMiddleware(BaseMiddleware):
+    """Puts the socket's session and user in its scope (under ``CookieMiddleware``)."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        session, user = await _session_and_user_in_pool(scope.get("cookies") or {})
+        return await super().__call__({**scope, "session": session, "user": user}, receive, send)
+
+
+def SessionUserMiddlewareStack(inner: Any) -> CookieMiddleware:
+    """The cookies parsed, then the session and the user read (``SessionUserMiddleware``)."""
+    return CookieMiddleware(SessionUserMiddleware(inner))

@@ -94,10 +94,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ): "own channel layer",
     ("core/layers.py", "class _Shard uses RedisSingleShardConnection._redis"): "own channel layer",
     ("core/layers.py", "import channels_redis.utils._wrap_close"): "own channel layer",
-    # Django's lazy user unwrapped to spare a proxy call per read: the socket base reads
-    # its user once, as a plain object.
-    ("games/consumers.py", 'getattr(.., "_wrapped")'): "socket base",
-    ("pan_site/auth.py", "._wrapped"): "socket base",
     # Django's permission cache consulted, and a note of the project's kept beside it on
     # the user: a permission check of the project's own.
     ("accounts/permissions.py", "._holds_rights"): "own permission check",
