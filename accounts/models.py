@@ -38,6 +38,9 @@ class User(AbstractUser):
         default=True,
         help_text=_("Your turn, plays, pick-ups, letters and the last ten seconds."),
     )
+    # Whether this user object was found in a group or holding a right of his own
+    # (``accounts.permissions.holds_rights``); None until asked. Not a field.
+    rights_held: bool | None = None
 
     class Meta:
         verbose_name = _("user")

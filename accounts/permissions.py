@@ -44,16 +44,13 @@ def holds_rights(user: User) -> bool:
     them (his own, his groups') are not needed. One query, answered once per user
     object, as Django keeps the permissions it read on it. A table's socket asks it as
     it opens (the seats' moderator tools), so a crowd of sockets opening at once makes
-    one query each rather than two."""
-    held = getattr(user, "_holds_rights", None)
+    one query each rather than two. The answer is kept on the user object
+    (``User.rights_held``), as Django keeps the permissions it read."""
+    held = user.rights_held
     if held is None:
-        if hasattr(user, "_perm_cache"):  # Django read them already: let it answer
-            held = True
-        else:
-            with connection.cursor() as cursor:
-                cursor.execute(_rights_sql(), [user.pk, user.pk])
-                held = bool(cursor.fetchone()[0])
-        user._holds_rights = held
+        with connection.cursor() as cursor:
+            cursor.execute(_rights_sql(), [user.pk, user.pk])
+            held = user.rights_held = bool(cursor.fetchone()[0])
     return held
 
 

@@ -94,11 +94,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ): "own channel layer",
     ("core/layers.py", "class _Shard uses RedisSingleShardConnection._redis"): "own channel layer",
     ("core/layers.py", "import channels_redis.utils._wrap_close"): "own channel layer",
-    # Django's permission cache consulted, and a note of the project's kept beside it on
-    # the user: a permission check of the project's own.
-    ("accounts/permissions.py", "._holds_rights"): "own permission check",
-    ("accounts/permissions.py", 'getattr(.., "_holds_rights")'): "own permission check",
-    ("accounts/permissions.py", 'hasattr(.., "_perm_cache")'): "own permission check",
     # One Redis client shared by the process's cache: a cache backend of the project's own
     # on redis-py's public API.
     ("pan_site/cache.py", "._class"): "own cache backend",
