@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import asdict
 from typing import Any
 
@@ -184,10 +185,18 @@ class ScheduleForm(forms.ModelForm):
     def clean_weekdays(self) -> int:
         return sum(self.cleaned_data["weekdays"])
 
-    def _post_clean(self) -> None:
-        super()._post_clean()  # the instance now holds the form's values
+    def clean(self) -> dict[str, Any]:
+        """The schedule as it would be saved must make valid tournaments
+        (``services.schedule_check``), checked on a copy: the form's instance changes only
+        when it is valid."""
+        cleaned = super().clean()
         if not self.errors:
+            candidate = copy.copy(self.instance)
+            for name, value in cleaned.items():
+                if name in self.Meta.fields:
+                    setattr(candidate, name, value)
             try:
-                services.schedule_check(self.instance, now=timezone.now())
+                services.schedule_check(candidate, now=timezone.now())
             except Refused as refusal:
-                self.add_error(None, refusal.message)
+                raise forms.ValidationError(refusal.message) from None
+        return cleaned

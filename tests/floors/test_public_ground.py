@@ -115,13 +115,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "accounts/adapters.py",
         "class AccountAdapter uses DefaultAccountAdapter._get_login_attempts_cache_key",
     ): "allauth hook",
-    # The schedule checked on the form's instance: the model's own clean(), which
-    # ModelForm calls.
-    (
-        "tournaments/forms.py",
-        "class ScheduleForm overrides BaseModelForm._post_clean",
-    ): "model clean",
-    ("tournaments/forms.py", "class ScheduleForm uses BaseModelForm._post_clean"): "model clean",
 }
 
 
