@@ -1,32 +1,35 @@
-"""The Redis cache with one client per process.
+"""One Redis connection pool per process for Django's Redis cache.
 
 Django keeps one cache object per thread and per async context (``caches`` is an
-asgiref ``Local``), and each of Redis's cache objects opens its own connection pool: under
-daphne every websocket is a context of its own, so every socket would open its own
-connection to Redis (one connection per socket, and each connect spending time opening
-one). redis-py's pools are thread-safe: here every cache object of a process
-with the same settings shares one client and its pool.
+asgiref ``Local``), and each of Redis's cache objects opens its own connection pool:
+under daphne every websocket is a context of its own, so every socket would open its own
+connection to Redis. redis-py's pools are thread-safe: the cache's documented
+``pool_class`` option names this one, whose ``from_url`` gives every cache object of a
+process with the same settings the same pool.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from functools import cached_property
+from typing import Any
 
-from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+import redis
 
-_clients: dict[tuple, RedisCacheClient] = {}
+_pools: dict[tuple, redis.ConnectionPool] = {}
 _lock = threading.Lock()
 
 
-class SharedRedisCache(RedisCache):
-    @cached_property
-    def _cache(self) -> RedisCacheClient:
+class SharedConnectionPool(redis.ConnectionPool):
+    """``ConnectionPool.from_url`` that returns the process's pool for the same address
+    and options, made once."""
+
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> redis.ConnectionPool:
         # A forked child (Celery's prefork workers) must not share its parent's sockets.
-        key = (os.getpid(), tuple(self._servers), repr(sorted(self._options.items())))
+        key = (os.getpid(), url, repr(sorted(options.items(), key=lambda item: item[0])))
         with _lock:
-            client = _clients.get(key)
-            if client is None:
-                client = _clients[key] = self._class(self._servers, **self._options)
-            return client
+            pool = _pools.get(key)
+            if pool is None:
+                pool = _pools[key] = redis.ConnectionPool.from_url(url, **options)
+            return pool

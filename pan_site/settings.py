@@ -253,10 +253,11 @@ if EMBEDDED:
 else:
     CACHES = {
         "default": {
-            # One connection pool per process, not one per websocket (pan_site/cache.py).
-            "BACKEND": "pan_site.cache.SharedRedisCache",
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CHANNELS_PREFIX", "pan"),
+            # One connection pool per process, not one per websocket (pan_site/cache.py).
+            "OPTIONS": {"pool_class": "pan_site.cache.SharedConnectionPool"},
         }
     }
 

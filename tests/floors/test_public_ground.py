@@ -38,6 +38,7 @@ LIBRARIES = (
     "redis",
 )
 DOCUMENTED = {"_meta", "_state"}
+BY_PYTHON = {"_abc_impl"}  # what Python's ABCMeta sets on every class it makes
 SKIPPED = {".venv", "tests", "var", "node_modules", "migrations", "static", "locale"}
 
 # (file, what) of each reach the project still makes, and the work that removes it.
@@ -94,17 +95,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ): "own channel layer",
     ("core/layers.py", "class _Shard uses RedisSingleShardConnection._redis"): "own channel layer",
     ("core/layers.py", "import channels_redis.utils._wrap_close"): "own channel layer",
-    # One Redis client shared by the process's cache: a cache backend of the project's own
-    # on redis-py's public API.
-    ("pan_site/cache.py", "._class"): "own cache backend",
-    ("pan_site/cache.py", "._servers"): "own cache backend",
-    (
-        "pan_site/cache.py",
-        "class SharedRedisCache overrides RedisCache._cache",
-    ): "own cache backend",
-    ("pan_site/cache.py", "class SharedRedisCache uses RedisCache._class"): "own cache backend",
-    ("pan_site/cache.py", "class SharedRedisCache uses RedisCache._options"): "own cache backend",
-    ("pan_site/cache.py", "class SharedRedisCache uses RedisCache._servers"): "own cache backend",
     # allauth's key of the login attempts: one budget per account, through a documented
     # hook or a rate limit of the project's own.
     (
@@ -223,7 +213,7 @@ def overrides(path: Path, tree: ast.Module) -> Iterator[str]:
         if not library_bases:
             continue
         for attribute in vars(cls):
-            if not is_private(attribute):
+            if not is_private(attribute) or attribute in BY_PYTHON:
                 continue
             for base in library_bases:
                 if attribute in vars(base):
