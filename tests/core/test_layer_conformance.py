@@ -1,0 +1,415 @@
+"""Channels' layer interface on the real Redis, run against the project's layer
+(core.channel_layer) and channels_redis's stock pub/sub layer; then the project layer's
+own methods (inbox, adopt, drop_channel, announce, deserialize), its origin skipping, its
+per-loop connections and its reconnection after Redis dropped the subscriber."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from asgiref.sync import async_to_sync
+from channels.layers import BaseChannelLayer
+from channels_redis.pubsub import RedisPubSubChannelLayer
+from redis.asyncio import Redis
+
+from core.channel_layer import PubSubChannelLayer
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
+
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+KINDS = ["project", "channels_redis"]
+NAMES = BaseChannelLayer()  # Channels' own name validation
+WAIT = 10  # seconds a test waits for what must come before it fails
+
+
+def make_layer(kind: str, prefix: str, **config: Any) -> Any:
+    config = {"hosts": [REDIS_URL], "prefix": prefix, **config}
+    if kind == "project":
+        return PubSubChannelLayer(**config)
+    return RedisPubSubChannelLayer(**config)
+
+
+@pytest.fixture
+def prefix() -> str:
+    base = os.environ.get("CHANNELS_PREFIX", "pan")
+    return f"{base}-conformance-{uuid.uuid4().hex[:12]}."
+
+
+@pytest_asyncio.fixture
+async def redis() -> AsyncIterator[Redis]:
+    client = Redis.from_url(REDIS_URL)
+    yield client
+    await client.aclose()
+
+
+@pytest_asyncio.fixture(params=KINDS)
+async def layers(request: pytest.FixtureRequest, prefix: str) -> AsyncIterator[Any]:
+    """``layers()`` makes a layer of the test's kind (one per "process"), flushed after."""
+    made = []
+
+    def make() -> Any:
+        made.append(make_layer(request.param, prefix))
+        return made[-1]
+
+    make.kind = request.param
+    yield make
+    for layer in made:
+        await layer.flush()
+
+
+@pytest_asyncio.fixture
+async def project(prefix: str) -> AsyncIterator[Any]:
+    made = []
+
+    def make(**config: Any) -> PubSubChannelLayer:
+        made.append(make_layer("project", prefix, **config))
+        return made[-1]
+
+    yield make
+    for layer in made:
+        await layer.flush()
+
+
+async def subscribed(redis: Redis, name: str, count: int = 1) -> None:
+    """Redis has ``count`` subscribers of ``name`` (the stock layer does not wait for
+    Redis to confirm a subscription; the project's layer does)."""
+    async with asyncio.timeout(WAIT):
+        while (await redis.pubsub_numsub(name))[0][1] < count:
+            await asyncio.sleep(0.01)
+
+
+async def unsubscribed(redis: Redis, name: str) -> None:
+    async with asyncio.timeout(WAIT):
+        while (await redis.pubsub_numsub(name))[0][1] > 0:
+            await asyncio.sleep(0.01)
+
+
+async def receive(layer: Any, channel: str) -> dict[str, Any]:
+    return await asyncio.wait_for(layer.receive(channel), WAIT)
+
+
+async def nothing_more(layer: Any, channel: str) -> None:
+    """Nothing else is on its way to ``channel``: a marker sent now through Redis comes
+    next (Redis delivers one sender's publishes in order, on one subscriber connection)."""
+    marker = {"type": "marker", "id": uuid.uuid4().hex}
+    await layer.send(channel, marker)
+    assert await receive(layer, channel) == marker
+
+
+# Channels' interface, on both layers
+
+
+async def test_new_channel_names_are_unique_and_valid(layers):
+    layer = layers()
+    names = [await layer.new_channel() for _ in range(20)]
+    assert len(set(names)) == 20
+    for name in names:
+        assert NAMES.require_valid_channel_name(name, receive=True)
+
+
+async def test_a_message_sent_to_a_channel_is_received(layers):
+    layer = layers()
+    channel = await layer.new_channel()
+    await layer.send(channel, {"type": "hello", "n": 1})
+    assert await receive(layer, channel) == {"type": "hello", "n": 1}
+
+
+async def test_a_group_message_reaches_every_member_and_not_one_that_left(layers, redis):
+    layer = layers()
+    channels = [await layer.new_channel() for _ in range(3)]
+    for channel in channels:
+        await layer.group_add("table-1", channel)
+    await subscribed(redis, f"{layer.prefix}__group__table-1")
+    await layer.group_send("table-1", {"type": "move", "n": 1})
+    for channel in channels:
+        assert await receive(layer, channel) == {"type": "move", "n": 1}
+    await layer.group_discard("table-1", channels[0])
+    await layer.group_send("table-1", {"type": "move", "n": 2})
+    for channel in channels[1:]:
+        assert await receive(layer, channel) == {"type": "move", "n": 2}
+    await nothing_more(layer, channels[0])
+
+
+async def test_discarding_a_channel_not_in_the_group_does_nothing(layers):
+    layer = layers()
+    channel = await layer.new_channel()
+    await layer.group_discard("nobody-here", channel)
+
+
+async def test_a_message_nobody_listens_to_is_dropped_without_blocking(layers, redis):
+    layer = layers()
+    await asyncio.wait_for(layer.send(f"{layer.prefix}specific.gone", {"type": "x"}), WAIT)
+    await asyncio.wait_for(layer.group_send("empty", {"type": "x", "n": 1}), WAIT)
+    # Who joins the group afterwards does not get it: nothing waited in Redis.
+    channel = await layer.new_channel()
+    await layer.group_add("empty", channel)
+    await subscribed(redis, f"{layer.prefix}__group__empty")
+    await nothing_more(layer, channel)
+
+
+async def test_one_senders_messages_arrive_in_order(layers, redis):
+    layer = layers()
+    channel = await layer.new_channel()
+    await subscribed(redis, channel)
+    for n in range(30):
+        await layer.send(channel, {"type": "n", "n": n})
+    assert [(await receive(layer, channel))["n"] for _ in range(30)] == list(range(30))
+    await layer.group_add("ordered", channel)
+    await subscribed(redis, f"{layer.prefix}__group__ordered")
+    for n in range(30):
+        await layer.group_send("ordered", {"type": "n", "n": n})
+    assert [(await receive(layer, channel))["n"] for _ in range(30)] == list(range(30))
+
+
+async def test_two_processes_exchange_group_messages_each_once(layers, redis):
+    here, there = layers(), layers()
+    mine, theirs = await here.new_channel(), await there.new_channel()
+    await here.group_add("shared", mine)
+    await there.group_add("shared", theirs)
+    await subscribed(redis, f"{here.prefix}__group__shared", 2)
+    await here.group_send("shared", {"type": "from", "who": "here"})
+    await there.group_send("shared", {"type": "from", "who": "there"})
+    for layer, channel in ((here, mine), (there, theirs)):
+        got = [(await receive(layer, channel))["who"] for _ in range(2)]
+        assert sorted(got) == ["here", "there"]
+        await nothing_more(layer, channel)
+
+
+async def test_flush_forgets_waiting_messages_and_the_layer_works_after(layers, redis):
+    layer = layers()
+    channel = await layer.new_channel()
+    await subscribed(redis, channel)
+    await layer.send(channel, {"type": "old"})
+    await layer.flush()
+    await unsubscribed(redis, channel)
+    receiving = asyncio.ensure_future(receive(layer, channel))
+    await subscribed(redis, channel)
+    await layer.send(channel, {"type": "new"})
+    assert await receiving == {"type": "new"}
+    fresh = await layer.new_channel()
+    await layer.send(fresh, {"type": "fresh"})
+    assert await receive(layer, fresh) == {"type": "fresh"}
+
+
+async def test_text_beyond_ascii_and_bytes_arrive_intact(layers, redis):
+    layer = layers()
+    channel = await layer.new_channel()
+    await layer.group_add("unicode", channel)
+    await subscribed(redis, f"{layer.prefix}__group__unicode")
+    message = {
+        "type": "chat",
+        "text": "Zażółć gęślą jaźń ♠♥♦♣ 🂡",
+        "raw": b"\x00\xc1\xff pan",
+        "nested": {"list": [1, 2.5, None, True, "ą"]},
+    }
+    await layer.send(channel, message)
+    assert await receive(layer, channel) == message
+    await layer.group_send("unicode", message)
+    assert await receive(layer, channel) == message
+
+
+@pytest.mark.parametrize(
+    "name", ["has space", "ąę", "x" * 100, 7, "", "group!"], ids=lambda name: repr(name)[:12]
+)
+async def test_invalid_names_are_refused_as_channels_validation_does(layers, name):
+    if layers.kind == "channels_redis":
+        pytest.skip("channels_redis's pub/sub layer does not validate names (documented)")
+    layer = layers()
+    channel = await layer.new_channel()
+    with pytest.raises(TypeError):
+        NAMES.require_valid_group_name(name)
+    with pytest.raises(TypeError):
+        await layer.group_add(name, channel)
+    with pytest.raises(TypeError):
+        await layer.group_send(name, {"type": "x"})
+    with pytest.raises(TypeError):
+        await layer.group_discard(name, channel)
+    if name != "group!":  # a process-local channel name ("...!") is a valid channel name
+        with pytest.raises(TypeError):
+            NAMES.require_valid_channel_name(name)
+        with pytest.raises(TypeError):
+            await layer.send(name, {"type": "x"})
+        with pytest.raises(TypeError):
+            await layer.receive(name)
+
+
+async def test_the_layer_offers_groups_and_flush(layers):
+    assert {"groups", "flush"} <= set(layers().extensions)
+
+
+# The project layer's own methods
+
+
+async def test_group_add_returns_once_redis_has_the_subscription(project, redis):
+    layer = project()
+    channel = await layer.new_channel()
+    assert (await redis.pubsub_numsub(channel))[0][1] == 1
+    await layer.group_add("confirmed", channel)
+    assert (await redis.pubsub_numsub(f"{layer.prefix}__group__confirmed"))[0][1] == 1
+
+
+async def test_inbox_holds_a_channels_serialized_messages(project):
+    layer = project()
+    channel = await layer.new_channel()
+    await layer.group_add("inbox", channel)
+    await layer.group_send("inbox", {"type": "a", "n": 1})
+    inbox = layer.inbox(channel)
+    item = inbox.get_nowait()  # a group message of the loop itself: there at once
+    assert isinstance(item, bytes)
+    assert layer.deserialize(item) == {"type": "a", "n": 1}
+    with pytest.raises(KeyError):
+        layer.inbox(f"{layer.prefix}specific.unknown")
+
+
+async def test_adopt_moves_waiting_messages_and_takes_the_next(project):
+    layer = project()
+    channel = await layer.new_channel()
+    await layer.group_add("adopt", channel)
+    await layer.group_send("adopt", {"type": "a", "n": 1})
+    mine: asyncio.Queue = asyncio.Queue()
+    mine.put_nowait({"type": "websocket.receive"})
+    assert layer.adopt(channel, mine) is mine
+    await layer.group_send("adopt", {"type": "a", "n": 2})
+    assert layer.inbox(channel) is mine
+    items = [mine.get_nowait() for _ in range(3)]
+    assert items[0] == {"type": "websocket.receive"}
+    assert [layer.deserialize(item)["n"] for item in items[1:]] == [1, 2]
+
+
+async def test_drop_channel_forgets_it_and_unsubscribes_in_the_background(project, redis):
+    layer = project()
+    channel, other = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add("left", channel)
+    await layer.group_add("kept", channel)
+    await layer.group_add("kept", other)
+    layer.drop_channel(channel)
+    with pytest.raises(KeyError):
+        layer.inbox(channel)
+    await unsubscribed(redis, channel)
+    await unsubscribed(redis, f"{layer.prefix}__group__left")  # nobody here in it any more
+    assert (await redis.pubsub_numsub(f"{layer.prefix}__group__kept"))[0][1] == 1
+    await layer.group_send("kept", {"type": "a"})
+    assert layer.inbox(other).qsize() == 1
+    layer.drop_channel(channel)  # twice: nothing
+
+
+async def test_announce_delivers_here_at_once_and_there_through_redis(project):
+    here, there = project(), project()
+    mine, theirs = await here.new_channel(), await there.new_channel()
+    await here.group_add("announced", mine)
+    await there.group_add("announced", theirs)
+    for n in range(20):
+        here.announce("announced", {"type": "a", "n": n})
+    assert here.inbox(mine).qsize() == 20  # before any await: no Redis in the way
+    assert [(await receive(here, mine))["n"] for _ in range(20)] == list(range(20))
+    assert [(await receive(there, theirs))["n"] for _ in range(20)] == list(range(20))
+    await nothing_more(here, mine)  # its own copy from Redis was skipped
+
+
+async def test_a_failed_announced_publish_is_logged_not_raised(project, caplog):
+    layer = project(hosts=["redis://127.0.0.1:1/0"])  # nothing listens on port 1
+    caplog.set_level(logging.ERROR, logger="core.channel_layer")
+    layer.announce("nowhere", {"type": "a"})
+    async with asyncio.timeout(WAIT):
+        while not any("announced" in r.getMessage() for r in caplog.records):
+            await asyncio.sleep(0.01)
+
+
+async def test_a_group_message_is_decoded_once_for_the_loops_channels(project):
+    here, there = project(), project()
+    channels = [await here.new_channel() for _ in range(4)]
+    for channel in channels:
+        await here.group_add("decoded", channel)
+    sender = await there.new_channel()
+    await there.group_add("decoded", sender)
+    event = {"type": "table.changed", "state": {"history": list(range(50))}}
+    for layer in (here, there):  # once sent in the loop, once through Redis
+        before = here.decodings
+        await layer.group_send("decoded", event)
+        received = [await receive(here, channel) for channel in channels]
+        assert received == [event] * 4
+        assert here.decodings - before == 1
+        received[0]["seen"] = True  # each channel has its own top-level dict
+        assert "seen" not in received[1]
+
+
+async def test_a_group_message_reaches_the_senders_own_member_once(project):
+    here, there = project(), project()
+    mine, theirs = await here.new_channel(), await there.new_channel()
+    await here.group_add("once", mine)
+    await there.group_add("once", theirs)
+    sending = asyncio.ensure_future(here.group_send("once", {"type": "a"}))
+    await asyncio.sleep(0)  # one step of the send: delivered here before Redis answered
+    assert here.inbox(mine).qsize() == 1
+    await sending
+    assert await receive(here, mine) == {"type": "a"}
+    assert await receive(there, theirs) == {"type": "a"}
+    await nothing_more(here, mine)
+    await nothing_more(there, theirs)
+
+
+async def test_a_storm_of_publishes_waits_for_connections_rather_than_failing(project):
+    here, there = project(), project()
+    channel = await there.new_channel()
+    await there.group_add("storm", channel)
+    await asyncio.gather(*(here.group_send("storm", {"type": "a", "n": n}) for n in range(400)))
+    received = [await receive(there, channel) for _ in range(400)]
+    assert sorted(m["n"] for m in received) == list(range(400))
+
+
+async def test_the_subscriber_reconnects_and_subscribes_again_after_redis_dropped_it(
+    project, redis
+):
+    here, there = project(), project()
+    channel = await here.new_channel()
+    await here.group_add("survives", channel)
+    subscriber = f"{here.prefix}subscriber"
+    killed = [c["id"] for c in await redis.client_list() if c["name"] == subscriber]
+    assert len(killed) == 1
+    await redis.execute_command("CLIENT", "KILL", "ID", killed[0])
+    inbox = here.inbox(channel)
+    async with asyncio.timeout(WAIT):
+        while True:  # a message published while the subscriber is away is lost
+            await there.group_send("survives", {"type": "a"})
+            try:
+                item = await asyncio.wait_for(inbox.get(), 0.2)
+            except TimeoutError:
+                continue
+            break
+    assert here.deserialize(item) == {"type": "a"}
+    ids = [c["id"] for c in await redis.client_list() if c["name"] == subscriber]
+    assert ids and killed[0] not in ids
+    await subscribed(redis, channel)  # the channel itself, too
+    await nothing_more(here, channel)
+
+
+async def test_a_short_lived_loop_gets_its_own_connections_and_closes_them(project, redis):
+    """Sync code calls the layer through async_to_sync, from other threads, on loops that
+    end with the call: their connections end with them, and the server's loop goes on."""
+    layer = project()
+    channel = await layer.new_channel()
+    await layer.group_add("from-sync", channel)
+
+    def from_sync() -> None:
+        async_to_sync(layer.group_send)("from-sync", {"type": "a", "n": 1})
+        async_to_sync(layer.group_send)("from-sync", {"type": "a", "n": 2})
+
+    thread = threading.Thread(target=from_sync)
+    thread.start()
+    await asyncio.get_running_loop().run_in_executor(None, thread.join)
+    assert [(await receive(layer, channel))["n"] for _ in range(2)] == [1, 2]
+    # This loop's own publishing connections: none (it only subscribed); the thread's loops
+    # closed theirs (Redis notices within moments).
+    async with asyncio.timeout(WAIT):
+        while layer.prefix in [c["name"] for c in await redis.client_list()]:
+            await asyncio.sleep(0.01)
+    names = [c["name"] for c in await redis.client_list()]
+    assert names.count(f"{layer.prefix}subscriber") == 1
