@@ -555,6 +555,22 @@ class PubSubChannelLayer(BaseChannelLayer):
                 state.shard(name).unsubscribe(name), "unsubscribing a closed channel failed"
             )
 
+    @contextlib.asynccontextmanager
+    async def publishes_held(self) -> AsyncIterator[None]:
+        """Hold every publish of the running loop until the block ends, as a Redis that
+        stalls would (for tests and fault drills): the loop's own channels still take
+        its group messages at once."""
+        taken: list[asyncio.Semaphore] = []
+        try:
+            for shard in self._state().shards:
+                for _ in range(self.publishing):
+                    await shard.publishing.acquire()
+                    taken.append(shard.publishing)
+            yield
+        finally:
+            for slot in taken:
+                slot.release()
+
     def announce(self, group: str, message: dict[str, Any]) -> None:
         """``group_send`` without waiting for Redis: the running loop's channels of the
         group have the message now, the others once the publish, left running, is done

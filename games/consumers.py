@@ -36,7 +36,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.models import User
-from core.layers import PubSubChannelLayer
+from core.channel_layer import PubSubChannelLayer
 from games import commands, events, renderers, selectors, services
 from games.commands import (
     AddBot,
@@ -451,7 +451,7 @@ class LimitedSocketMixin:
     layer's: a message that came in woke its task, whose end woke ``asyncio.wait``,
     which woke the consumer, three turns of the event loop (each one milliseconds under
     load). Here the websocket's messages are put in the queue the channel layer
-    puts the group's messages in (``core.layers``), and the consumer waits on that one
+    puts the group's messages in (``core.channel_layer``), and the consumer waits on that one
     queue: a group's message wakes it in one turn.
     """
 

@@ -17,7 +17,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from core.broadcast import send_on_commit
-from core.layers import PubSubChannelLayer
+from core.channel_layer import PubSubChannelLayer
 from core.tasks import task_on_commit, task_send
 from games.engine import move_to_json
 

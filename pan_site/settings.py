@@ -174,9 +174,10 @@ else:
             # core layer writes one sorted set per socket and pops each one back, which
             # costs a daphne far more CPU and latency per event). What it gives up:
             # nothing waits in Redis for a socket that is not listening, and a socket
-            # that reconnects reads the whole table anyway. core.layers decodes a message
-            # once for all the sockets of a process that take it.
-            "BACKEND": "core.layers.PubSubChannelLayer",
+            # that reconnects reads the whole table anyway. The layer is the project's own
+            # on redis-py's public API (core.channel_layer): it hands a group's message to
+            # the sending process's sockets at once and decodes it once for them all.
+            "BACKEND": "core.channel_layer.PubSubChannelLayer",
             "CONFIG": {
                 "hosts": [
                     {

@@ -43,58 +43,6 @@ SKIPPED = {".venv", "tests", "var", "node_modules", "migrations", "static", "loc
 
 # (file, what) of each reach the project still makes, and the work that removes it.
 KNOWN: dict[tuple[str, str], str] = {
-    # The channel layer built on channels_redis's insides: the project's own layer on
-    # redis-py's public API replaces it (issue 27).
-    ("core/layers.py", "._args"): "own channel layer",
-    ("core/layers.py", "._ensure_redis"): "own channel layer",
-    ("core/layers.py", "._get_group_channel_name"): "own channel layer",
-    ("core/layers.py", "._get_shard"): "own channel layer",
-    ("core/layers.py", "._kwargs"): "own channel layer",
-    ("core/layers.py", "._layers"): "own channel layer",
-    ("core/layers.py", "._redis"): "own channel layer",
-    (
-        "core/layers.py",
-        "class PubSubChannelLayer overrides RedisPubSubChannelLayer._get_layer",
-    ): "own channel layer",
-    (
-        "core/layers.py",
-        "class PubSubChannelLayer uses RedisPubSubChannelLayer._args",
-    ): "own channel layer",
-    (
-        "core/layers.py",
-        "class PubSubChannelLayer uses RedisPubSubChannelLayer._get_layer",
-    ): "own channel layer",
-    (
-        "core/layers.py",
-        "class PubSubChannelLayer uses RedisPubSubChannelLayer._kwargs",
-    ): "own channel layer",
-    (
-        "core/layers.py",
-        "class PubSubChannelLayer uses RedisPubSubChannelLayer._layers",
-    ): "own channel layer",
-    (
-        "core/layers.py",
-        "class _LoopLayer uses RedisPubSubLoopLayer._get_group_channel_name",
-    ): "own channel layer",
-    (
-        "core/layers.py",
-        "class _LoopLayer uses RedisPubSubLoopLayer._get_shard",
-    ): "own channel layer",
-    ("core/layers.py", "class _LoopLayer uses RedisPubSubLoopLayer._shards"): "own channel layer",
-    (
-        "core/layers.py",
-        "class _Shard overrides RedisSingleShardConnection._receive_message",
-    ): "own channel layer",
-    (
-        "core/layers.py",
-        "class _Shard uses RedisSingleShardConnection._ensure_redis",
-    ): "own channel layer",
-    (
-        "core/layers.py",
-        "class _Shard uses RedisSingleShardConnection._receive_message",
-    ): "own channel layer",
-    ("core/layers.py", "class _Shard uses RedisSingleShardConnection._redis"): "own channel layer",
-    ("core/layers.py", "import channels_redis.utils._wrap_close"): "own channel layer",
     # allauth's key of the login attempts: one budget per account, through a documented
     # hook or a rate limit of the project's own.
     (

@@ -14,7 +14,6 @@ from channels.layers import get_channel_layer
 from django.core.cache import cache
 
 from accounts.models import User
-from core.layers import PUBLISHING
 from games import consumers, events, selectors, services
 from games.consumers import CLOSE_LIMITED, COMMAND_BURST, FLOOD_CLOSE, LIVE, SOCKETS_PER_USER
 from games.engine import HandState, card_label
@@ -149,12 +148,7 @@ async def test_a_move_shows_at_every_seat_of_its_process_while_redis_publishes_a
     ws_mover, ws_other = await connect(path, mover), await connect(path, other)
     for ws in (ws_mover, ws_other):
         await frames_until(ws, 'id="my-hand"')
-    layer = get_channel_layer()._get_layer()
-    group_channel = layer._get_group_channel_name(events.table_group(g.table.pk))
-    slots = layer._get_shard(group_channel)._publishing
-    for _ in range(PUBLISHING):  # every publish of this process waits from now on
-        await asyncio.wait_for(slots.acquire(), timeout=5)
-    try:
+    async with get_channel_layer().publishes_held():  # every publish waits from now on
         await ws_mover.send_json_to(
             {"action": "play", "cards": "9H", "version": str(g.hand.version)}
         )
@@ -163,9 +157,6 @@ async def test_a_move_shows_at_every_seat_of_its_process_while_redis_publishes_a
         for ws in (ws_other, ws_mover):
             frames = await frames_until(ws, 'data-version="2"')
             assert re.search(r'id="pile".*data-card="9H"', frames[-1], re.S)
-    finally:
-        for _ in range(PUBLISHING):
-            slots.release()
     for ws in (ws_mover, ws_other):
         await ws.disconnect()
 
@@ -700,23 +691,28 @@ async def test_too_many_commands_is_said_in_the_viewers_language(saved, browser,
 async def test_a_closed_socket_leaves_no_subscription_behind():
     """A table's socket takes its group's messages and its own from one queue
     (LimitedSocketMixin); closed, Redis no longer sends it anything."""
-    from channels.layers import get_channel_layer
+    import redis.asyncio as redis_asyncio
+    from django.conf import settings
 
     table = await database_sync_to_async(make_table)(players=1)
-    layer = get_channel_layer()
-    loop_layer = layer._get_layer()
-    before = set(loop_layer.channels)
-    ws = await connect(f"/ws/tables/{table.pk}/", None)
-    await frames_until(ws, 'id="my-hand"')
-    (mine,) = set(loop_layer.channels) - before
-    group = layer._get_group_channel_name(events.table_group(table.pk))
-    assert mine in loop_layer.groups.get(group, set())
-    redis = loop_layer._get_shard(mine)._redis
-    assert (await redis.pubsub_numsub(mine))[0][1] == 1
-    await ws.disconnect()
-    assert mine not in loop_layer.channels
-    for _ in range(100):  # unsubscribing goes on in the background
-        if (await redis.pubsub_numsub(mine, group))[0][1] == 0:
-            break
-        await asyncio.sleep(0.05)
-    assert [n for _, n in await redis.pubsub_numsub(mine, group)] == [0, 0]
+    prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
+    redis = redis_asyncio.Redis.from_url(settings.REDIS_URL)
+    group = f"{prefix}__group__{events.table_group(table.pk)}"
+
+    async def subscribed() -> set[str]:
+        return {c.decode() for c in await redis.pubsub_channels(f"{prefix}specific.*")}
+
+    try:
+        before = await subscribed()
+        ws = await connect(f"/ws/tables/{table.pk}/", None)
+        await frames_until(ws, 'id="my-hand"')
+        (mine,) = await subscribed() - before
+        assert [n for _, n in await redis.pubsub_numsub(mine, group)] == [1, 1]
+        await ws.disconnect()
+        for _ in range(100):  # unsubscribing goes on in the background
+            if [n for _, n in await redis.pubsub_numsub(mine, group)] == [0, 0]:
+                break
+            await asyncio.sleep(0.05)
+        assert [n for _, n in await redis.pubsub_numsub(mine, group)] == [0, 0]
+    finally:
+        await redis.aclose()
