@@ -10,12 +10,14 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install run test lint format messages bench-engine bench-tournament bench-clock bench-move bench-ratings bench-spectators bench-load clean
+.PHONY: help install run run-prod test lint format messages bench-engine bench-tournament bench-clock bench-move bench-ratings bench-spectators bench-load bench-faults bench-api clean
 
 help:
 	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
+	@echo "make run-prod  the production shape at http://$(HOST):$(PROD_PORT)/: nginx, two daphnes, Celery, DEBUG off (deploy/)"
 	@echo "make test    ruff, the pytest suite on PostgreSQL and Redis, then the browser tests"
 	@echo "make bench-load  N tables x 4 real websockets on daphne + Celery, against a bare baseline"
+	@echo "make bench-faults  50 tables through nginx while a daphne, Redis or PostgreSQL fails"
 
 $(VENV)/.installed: requirements/base.txt requirements/dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +36,17 @@ run: install
 	else \
 		DEBUG=$${DEBUG:-true} $(PY) manage.py serve --host $(HOST) --port $(PORT); \
 	fi
+
+# The production shape on this machine (deploy/run_prod.py): Debian's nginx (installed when
+# absent) on PROD_PORT in front of two daphnes, the Celery workers and beat, DEBUG off, on
+# PostgreSQL and Redis (DATABASE_URL, REDIS_URL; default the database pan_prod, Redis db 0).
+PROD_PORT ?= 8080
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+run-prod: install
+	@test -x /usr/sbin/nginx || command -v nginx >/dev/null || { \
+		echo "run-prod: installing Debian's nginx"; \
+		$(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y nginx; }
+	$(PY) -m deploy.run_prod --host $(HOST) --port $(PROD_PORT)
 
 lint: install
 	$(VENV)/bin/ruff check .
@@ -105,6 +118,17 @@ bench-spectators: install
 # bench.bench_load --help).
 bench-load: install
 	$(PY) -m bench.bench_load
+
+# 50 tables played through nginx on two daphnes while one daphne is killed, Redis (its own,
+# started for the run) restarts and PostgreSQL (its own cluster) stops (database
+# pan_bench_faults; options: python -m bench.bench_faults --help).
+bench-faults: install
+	$(PY) -m bench.bench_faults
+
+# API bots (bot accounts) playing through the Bot API's streams against daphne, Celery,
+# PostgreSQL and Redis (database pan_bench_api; options: python -m bench.bench_api --help).
+bench-api: install
+	$(PY) -m bench.bench_api
 
 clean:
 	rm -rf $(VENV) var

@@ -38,6 +38,10 @@ class User(AbstractUser):
         default=True,
         help_text=_("Your turn, plays, pick-ups, letters and the last ten seconds."),
     )
+    # A bot account (api.services.bot_account_upgrade): a program plays it through the
+    # API; marked "bot" wherever its name is shown, and its matches are not rated.
+    # Irreversible.
+    is_bot_account = models.BooleanField(_("bot account"), default=False)
     # Whether this user object was found in a group or holding a right of his own
     # (``accounts.permissions.holds_rights``); None until asked. Not a field.
     rights_held: bool | None = None

@@ -2,11 +2,18 @@
 
 Engine: plays whole hands (default rules, 4 players) choosing uniformly among
 ``legal_moves()`` with a seeded ``random.Random`` -- randomness lives here,
-never in the engine -- and counts plays and pick-ups per second, single
-core. Each hand ends by its outcome or at ``max_actions``. Several runs of
-at least ``--seconds`` each; the median is printed as::
+never in the engine -- and counts plays and pick-ups per second of CPU time
+of this process (single core). Each hand ends by its outcome or at
+``max_actions``. The reference engine (``bench.reference_engine``: the same
+rules written the plain way) plays the same workload: the same deals, the
+same ``max_actions``, a generator seeded alike choosing among moves listed in
+the same order, so both play the very same hands, a few hands each in turn.
+Several runs of at least ``--seconds`` each; the medians are printed, and the
+median of the runs' ratios::
 
     engine actions/s: N
+    reference actions/s: N
+    engine/reference: N.NNx
 
 Bots (``games.bots.choose_move``, always through the view of the seat to
 move, as the site calls it), after that line, one row per level and budget the
@@ -50,20 +57,44 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from bench import reference_engine
 from games.bots import DEFAULT_PLAYOUTS, LEVELS, choose_move
 from games.bots.analysis import ANALYSIS_PLAYOUTS, analyse_hand
 from games.bots.features import distinct_moves
 from games.engine import HandState, Move, Rules, deal, move_from_json, move_to_json
+from games.engine.shuffle import shuffled_deck
 
 Chooser = Callable[[HandState, random.Random], Move]
 
 PLAYERS = 4
 STRENGTH_PLAYOUTS = 50
+BATCH_HANDS = 4  # hands played at a time: a few milliseconds
 
 
 def random_chooser(state: HandState, rng: random.Random) -> Move:
     """Uniformly random legal move."""
     return rng.choice(state.legal_moves())
+
+
+def play_random_hands(
+    numbers: range,
+    chooser: Chooser,
+    *,
+    rules: Rules,
+    players: int,
+    rng: random.Random,
+) -> tuple[int, float]:
+    """Play the hands ``numbers`` (hand ``n``: seed ``bench:n``, dealer ``n % players``)
+    to their ends; return (actions, seconds of CPU time of this process)."""
+    actions = 0
+    clock = time.process_time
+    start = clock()
+    for number in numbers:
+        state = deal(rules, players, number % players, f"bench:{number}")
+        while state.outcome is None:
+            state = state.apply(chooser(state, rng))
+        actions += state.action_count
+    return actions, clock() - start
 
 
 def play_for(
@@ -74,20 +105,14 @@ def play_for(
     players: int,
     rng: random.Random,
 ) -> tuple[int, float]:
-    """Play hands for at least ``seconds``; return (actions, elapsed seconds)."""
-    actions = 0
-    hand_no = 0
-    clock = time.perf_counter
-    start = clock()
-    while True:
-        state = deal(rules, players, hand_no % players, f"bench:{hand_no}")
-        while state.outcome is None:
-            state = state.apply(chooser(state, rng))
-        actions += state.action_count
-        hand_no += 1
-        elapsed = clock() - start
-        if elapsed >= seconds:
-            return actions, elapsed
+    """Play hands (from hand 0 on) for at least ``seconds`` of CPU time; return (actions,
+    seconds)."""
+    actions, elapsed, first = 0, 0.0, 0
+    while elapsed < seconds:
+        batch = range(first, first + BATCH_HANDS)
+        done, took = play_random_hands(batch, chooser, rules=rules, players=players, rng=rng)
+        actions, elapsed, first = actions + done, elapsed + took, first + BATCH_HANDS
+    return actions, elapsed
 
 
 def measure(
@@ -107,6 +132,88 @@ def measure(
         actions, elapsed = play_for(seconds, chooser, rules=rules, players=players, rng=rng)
         rates.append(actions / elapsed)
     return statistics.median(rates)
+
+
+ReferenceChooser = Callable[[reference_engine.ReferenceHand, random.Random], tuple[int, ...]]
+
+
+def reference_random_chooser(
+    hand: reference_engine.ReferenceHand, rng: random.Random
+) -> tuple[int, ...]:
+    """Uniformly random legal move of the reference engine."""
+    return rng.choice(hand.legal_moves())
+
+
+def reference_play_random_hands(
+    numbers: range,
+    chooser: ReferenceChooser,
+    *,
+    max_actions: int,
+    players: int,
+    rng: random.Random,
+) -> tuple[int, float]:
+    """:func:`play_random_hands` with the reference engine: the same deals, in the same loop."""
+    actions = 0
+    codes = list(reference_engine.CODES)
+    clock = time.process_time
+    start = clock()
+    for number in numbers:
+        deck = shuffled_deck(f"bench:{number}", codes)
+        hand = reference_engine.deal(deck, players, number % players, max_actions)
+        while hand.outcome is None:
+            hand.apply(chooser(hand, rng))
+        actions += hand.actions
+    return actions, clock() - start
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Median actions per second of the engine and of the reference engine over the
+    runs, and the median of the runs' ratios (engine's rate / reference's)."""
+
+    engine: float
+    reference: float
+    ratio: float
+
+
+def compare_with_reference(
+    *, runs: int, seconds: float, players: int = PLAYERS, seed: int = 12345
+) -> Comparison:
+    """Random play with default rules by the engine and by the reference engine.
+
+    In each run both play the same hands, in turns of :data:`BATCH_HANDS` hands each
+    (so that whatever else the machine does touches both alike), each with its own
+    generator seeded alike, until each has used ``seconds`` of CPU time.
+    """
+    rules = Rules()
+    engine_rates, reference_rates, ratios = [], [], []
+    for run in range(runs):
+        engine_rng, reference_rng = random.Random(seed + run), random.Random(seed + run)
+        engine_actions, engine_time, reference_actions, reference_time = 0, 0.0, 0, 0.0
+        first = 0
+        while min(engine_time, reference_time) < seconds:
+            batch = range(first, first + BATCH_HANDS)
+            first += BATCH_HANDS
+            done, took = play_random_hands(
+                batch, random_chooser, rules=rules, players=players, rng=engine_rng
+            )
+            engine_actions, engine_time = engine_actions + done, engine_time + took
+            done, took = reference_play_random_hands(
+                batch,
+                reference_random_chooser,
+                max_actions=rules.max_actions,
+                players=players,
+                rng=reference_rng,
+            )
+            reference_actions, reference_time = reference_actions + done, reference_time + took
+        engine_rates.append(engine_actions / engine_time)
+        reference_rates.append(reference_actions / reference_time)
+        ratios.append(engine_rates[-1] / reference_rates[-1])
+    return Comparison(
+        statistics.median(engine_rates),
+        statistics.median(reference_rates),
+        statistics.median(ratios),
+    )
 
 
 # -- bots ----------------------------------------------------------------------
@@ -260,10 +367,18 @@ def main(argv: list[str] | None = None) -> None:
         default=STRENGTH_PLAYOUTS,
         help=f"the cheap ismcts budget beside the site's (default {STRENGTH_PLAYOUTS})",
     )
-    parser.add_argument("--no-bots", action="store_true", help="only the engine row")
+    parser.add_argument(
+        "--engine-only",
+        "--no-bots",
+        dest="no_bots",
+        action="store_true",
+        help="only the engine rows (the engine beside the reference engine)",
+    )
     args = parser.parse_args(argv)
-    rate = measure(random_chooser, runs=args.runs, seconds=args.seconds)
-    print(f"engine actions/s: {rate:,.0f}".replace(",", ""))
+    compared = compare_with_reference(runs=args.runs, seconds=args.seconds)
+    print(f"engine actions/s: {compared.engine:.0f}")
+    print(f"reference actions/s: {compared.reference:.0f}")
+    print(f"engine/reference: {compared.ratio:.2f}x", flush=True)
     if args.no_bots:
         return
     hands = args.hands or (200 if args.quick else 2000)

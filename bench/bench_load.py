@@ -26,6 +26,10 @@ live hands. Also the memory per idle socket (K sockets held on a fresh daphne) a
 ``--storm``, sockets connecting at 50 a second while 125 tables play. Each configuration
 is bounded: retries of failed handshakes stop after ``--connect-budget`` s, the play
 stops early when no move got through in ``--give-up`` s, and its line is printed anyway.
+With ``--proxy nginx`` (or ``none,nginx``: both, one after the other for each number of
+tables) the sockets go through nginx in front of the daphnes, as ``make run-prod`` runs
+it (``deploy/nginx.py``), which routes each table's sockets by their path; the proxied
+line says ``proxy=nginx`` and is followed by its p99 against the direct one's.
 
 Uses its own database ``pan_bench_load`` (dropped and created at every run), Redis
 database 3, channel prefix and Celery queue ``pan-bench-load``. Every process it starts
@@ -60,6 +64,7 @@ os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
 
 from bench import ROOT, start_django, use_services
 from bench.load_client import Errors, LoadRun, SeatSpec, latency_summary, quantile
+from deploy.nginx import LocalNginx, write_local
 from tests.processes import (
     VENV_BIN,
     base_env,
@@ -137,6 +142,13 @@ def parse_options() -> argparse.Namespace:
         default="table",
         help="with several daphnes: a table's sockets on one (table), or spread (seat)",
     )
+    parser.add_argument(
+        "--proxy",
+        type=lambda text: [p for p in text.split(",") if p],
+        default=["none"],
+        help="none (sockets straight to the daphnes), nginx (through nginx, routed by the "
+        "table's path), or none,nginx",
+    )
     parser.add_argument("--label", default="", help="printed in the header (e.g. the commit)")
     return parser.parse_args()
 
@@ -172,23 +184,44 @@ def start_workers(stack: ExitStack, logs: Path) -> list[Server]:
 
 
 def start_daphnes(
-    stack: ExitStack, count: int, *, logs: Path, name: str, baseline: bool = False
+    stack: ExitStack,
+    count: int,
+    *,
+    logs: Path,
+    name: str,
+    baseline: bool = False,
+    ports: list[int] | None = None,
 ) -> list[Server]:
-    """``count`` daphne processes of the site (or of the bare baseline) on free ports, with
-    the options ``manage.py serve`` gives the site's."""
+    """``count`` daphne processes of the site (or of the bare baseline) on free ports (or
+    on ``ports``), with the options ``manage.py serve`` gives the site's."""
     from pan_site.management.commands.serve import DAPHNE_OPTIONS
 
     app = "bench.baseline_asgi:application" if baseline else "pan_site.asgi:application"
     env = base_env(DJANGO_SETTINGS_MODULE="bench.baseline_settings") if baseline else base_env()
     servers = []
     for i in range(count):
-        port = free_port()
+        port = ports[i] if ports else free_port()
         log = logs / f"{name}-{i + 1}-{port}.log"
         args = [str(VENV_BIN / "daphne"), *DAPHNE_OPTIONS, "-b", "127.0.0.1", "-p", str(port), app]
         proc = stack.enter_context(running(args, env=env, log=log))
         wait_for_port(port, proc=proc, log=log, timeout=60)
         servers.append(Server(f"{name}{i + 1}", port, proc))
     return servers
+
+
+def start_nginx(stack: ExitStack, site: list[Server], *, logs: Path) -> LocalNginx:
+    """nginx in front of ``site``, as ``make run-prod`` runs it (``deploy/nginx.py``)."""
+    name = f"nginx-{len(site)}"
+    nginx = write_local(
+        logs / name,
+        port=free_port(),
+        daphnes=[f"127.0.0.1:{server.port}" for server in site],
+        static_root=logs,  # nothing static is asked for
+    )
+    log = logs / f"{name}.log"
+    proc = stack.enter_context(running(nginx.command(), env=base_env(), log=log))
+    wait_for_port(nginx.port, proc=proc, log=log)
+    return nginx
 
 
 def cpu_seconds(pid: int) -> float:
@@ -312,16 +345,21 @@ def seat_tables(count: int, *, label: str) -> list[tuple[int, list[str]]]:
 
 
 def site_seats(
-    tables: list[tuple[int, list[str]]], servers: list[Server], *, route: str = "table"
+    tables: list[tuple[int, list[str]]],
+    servers: list[Server],
+    *,
+    route: str = "table",
+    via: LocalNginx | None = None,
 ) -> list[list[SeatSpec]]:
     """Which daphne each socket talks to. ``route="table"``: every socket of a table on
     one process (table i on daphne i mod D), as a proxy that hashes the address routes
     them (README); ``"seat"``: seat p of every table on daphne p mod D, so that every
-    table spans the processes (a proxy that spreads sockets round-robin)."""
+    table spans the processes (a proxy that spreads sockets round-robin). ``via``: every
+    socket to that nginx, which chooses the daphne."""
 
     def seat(table_id: int, position: int, cookie: str) -> SeatSpec:
         index = table_id if route == "table" else position
-        port = servers[index % len(servers)].port
+        port = via.port if via is not None else servers[index % len(servers)].port
         return SeatSpec(
             f"ws://127.0.0.1:{port}/ws/tables/{table_id}/", f"http://127.0.0.1:{port}", cookie
         )
@@ -543,7 +581,9 @@ def configuration(
     *,
     pacing: str = "open",
     storm: int = 0,
-) -> None:
+    via: LocalNginx | None = None,
+) -> float:
+    """Measure one configuration and print its lines; returns its p99 (ms)."""
     created = time.monotonic()
     data = seat_tables(tables, label=f"t{tables}d{len(site)}")
     crowd = None
@@ -555,7 +595,7 @@ def configuration(
     errors_before = tracebacks(logs)
     measured = asyncio.run(
         measure(
-            site_seats(data, site, route=options.route),
+            site_seats(data, site, route=options.route, via=via),
             site + workers,
             site,
             options,
@@ -585,6 +625,7 @@ def configuration(
     p99 = quantile(run.latencies, 0.99)
     line = (
         f"load{'(storm)' if storm else ''}: pacing={pacing} tables={tables} "
+        f"{'proxy=nginx ' if via is not None else ''}"
         f"daphne={len(site)} moves={len(run.latencies)} {latency_summary(run.latencies)} ms "
         f"{run.errors.summary()} cpu/move={measured.cpu_per_move_ms:.1f} ms"
     )
@@ -629,6 +670,7 @@ def configuration(
     if new_errors:
         print(f"  server logs: {new_errors} new tracebacks")
     sys.stdout.flush()
+    return p99
 
 
 def idle(options: argparse.Namespace, logs: Path) -> None:
@@ -719,6 +761,7 @@ def header(options: argparse.Namespace) -> str:
         f"clock={BASE_SECONDS}+0 s, bots=0, players=4 per table, "
         f"tables={','.join(map(str, options.tables))} "
         f"daphne={','.join(map(str, options.daphne))} route={options.route} "
+        f"proxy={','.join(options.proxy)} "
         f"baseline={'yes' if options.baseline else 'no'} idle={idle_text} storm={storm}; "
         f"move timeout {options.move_timeout:g} s; python {platform.python_version()}, "
         f"websockets {websockets.__version__}; {code_version()}"
@@ -746,6 +789,8 @@ def main() -> None:
     options = parse_options()
     if not options.pacing or set(options.pacing) - {"open", "closed"}:
         raise SystemExit("--pacing takes open, closed or open,closed")
+    if not options.proxy or set(options.proxy) - {"none", "nginx"}:
+        raise SystemExit("--proxy takes none, nginx or none,nginx")
     raise_open_files()
     start_django(fresh=True)
     clean_redis()
@@ -765,11 +810,25 @@ def main() -> None:
                         baseline = start_daphnes(
                             servers, count, logs=logs, name="baseline", baseline=True
                         )
+                    nginx = None
+                    if "nginx" in options.proxy:
+                        nginx = start_nginx(servers, site, logs=logs)
                     for pacing in options.pacing:
                         for tables in options.tables:
-                            configuration(
-                                tables, site, baseline, workers, options, logs, pacing=pacing
-                            )
+                            p99 = {}
+                            for proxy in options.proxy:
+                                via = nginx if proxy == "nginx" else None
+                                p99[proxy] = configuration(
+                                    tables, site, [] if via else baseline, workers, options,
+                                    logs, pacing=pacing, via=via,
+                                )  # fmt: skip
+                            if len(p99) == 2:
+                                ratio = p99["nginx"] / p99["none"] if p99["none"] else math.nan
+                                print(
+                                    f"proxy: tables={tables} daphne={count} pacing={pacing} "
+                                    f"p99 through nginx {p99['nginx']:.0f} ms, direct "
+                                    f"{p99['none']:.0f} ms, ratio {ratio:.2f}"
+                                )
             if options.storm:
                 with ExitStack() as servers:
                     site = start_daphnes(servers, options.daphne[0], logs=logs, name="storm")

@@ -32,6 +32,15 @@ counts as an error by its text; so do a failed handshake (by status or exception
 close the server started (by code), a move not seen by all four within the move
 timeout (lost), and a table on which nothing happened for ``stall_after`` seconds
 (stalled: its sockets then ask for a resync, as a reload would, so play goes on).
+
+With ``reconnect`` a socket the server dropped (close codes 1006, 1011, 1012, 1013) opens
+again as htmx's ws extension does on the page: after a pause drawn between 0 and 1 s,
+then up to 2, 4, ... 64 s after each failed try (full jitter), and shows the table it
+is sent again; a move its seat had sent and that the new render shows not applied is
+given up (the player sees his turn again and plays). ``journal`` keeps every move sent,
+with its table, and ``reconnects`` every socket that came back, so that a benchmark
+can compare them with the database. ``upstream`` is the daphne a proxy said it chose
+(the ``X-Upstream`` header of the handshake's answer, where there is one).
 """
 
 from __future__ import annotations
@@ -60,6 +69,7 @@ FORM = re.compile(r"<form\b[^>]*\bws-send\b[^>]*>(.*?)</form>", re.S)
 INPUT = re.compile(r"<input\b[^>]*>")
 COMMITMENT = re.compile(r'<code\b[^>]*data-testid="commitment"[^>]*>')
 PING = re.compile(r'data-ping="([^"]*)"')
+RECONNECT_CODES = (1006, 1011, 1012, 1013)  # the closes after which htmx reconnects
 TAG = re.compile(r"<[^>]+>")
 OPENING = {
     name: re.compile(rf'<(\w+)\b[^>]*\bid="{name}"[^>]*>')
@@ -168,6 +178,28 @@ class Pending:
     sent: float
     due: float  # when the schedule wanted it sent (the send itself, closed loop)
     arrived: dict[int, float] = field(default_factory=dict)
+    form: dict[str, str] = field(default_factory=dict)
+    given_up: bool = False  # its seat reconnected and was shown it not applied
+
+    @property
+    def acknowledged(self) -> bool:
+        """Its own seat was shown the table after it."""
+        return self.seat in self.arrived
+
+
+@dataclass
+class Reconnect:
+    """A socket the server dropped, and when (monotonic) it came back and showed the table."""
+
+    table: int
+    seat: int
+    code: int
+    closed: float
+    upstream_before: str
+    opened: float | None = None
+    shown: float | None = None
+    upstream_after: str = ""
+    tries: int = 0
 
 
 class Seat:
@@ -183,38 +215,68 @@ class Seat:
         self.pile: tuple[str, ...] = ()  # its top cards, as the page shows them
         self.rematch = False
         self.closing = False
+        self.upstream = ""
+        self.coming_back: Reconnect | None = None  # while coming back, until it shows the table
 
     async def open(self, run: LoadRun) -> None:
         """The handshake. A failed one is counted, then tried again after a pause as
         htmx's ws extension does (full jitter, doubling), up to ``run.retries`` times."""
-        headers = {"Cookie": self.spec.cookie} if self.spec.cookie else None
         for attempt in range(run.retries + 1):
             if attempt:
                 await asyncio.sleep(random.uniform(0, min(2**attempt, 64)))
                 if time.monotonic() > run.retry_until:
                     return
-            try:
-                async with run.slots:
-                    began = time.monotonic()
-                    self.ws = await connect(
-                        self.spec.url,
-                        origin=self.spec.origin,
-                        additional_headers=headers,
-                        open_timeout=run.open_timeout,
-                        ping_interval=None,  # daphne pings; the client only answers
-                        close_timeout=2,
-                        max_size=None,
-                        compression=None,
-                    )
-            except InvalidStatus as exc:
-                run.errors.handshake[f"HTTP {exc.response.status_code}"] += 1
-            except (OSError, TimeoutError, InvalidHandshake, ConnectionClosed) as exc:
-                # InvalidMessage: the server dropped the connection without an answer
-                run.errors.handshake[type(exc).__name__] += 1
-            else:
-                run.handshake_ms.append((time.monotonic() - began) * 1000)
-                self.reader = asyncio.create_task(self._read(run))
+            if await self._handshake(run):
                 return
+
+    async def _handshake(self, run: LoadRun) -> bool:
+        """One try; a failure is counted by its kind."""
+        headers = {"Cookie": self.spec.cookie} if self.spec.cookie else None
+        try:
+            async with run.slots:
+                began = time.monotonic()
+                self.ws = await connect(
+                    self.spec.url,
+                    origin=self.spec.origin,
+                    additional_headers=headers,
+                    open_timeout=run.open_timeout,
+                    ping_interval=None,  # daphne pings; the client only answers
+                    close_timeout=2,
+                    max_size=None,
+                    compression=None,
+                )
+        except InvalidStatus as exc:
+            run.errors.handshake[f"HTTP {exc.response.status_code}"] += 1
+        except (OSError, TimeoutError, InvalidHandshake, ConnectionClosed) as exc:
+            # InvalidMessage: the server dropped the connection without an answer
+            run.errors.handshake[type(exc).__name__] += 1
+        else:
+            run.handshake_ms.append((time.monotonic() - began) * 1000)
+            assert self.ws.response is not None
+            # nginx lists every daphne it tried: the last one answered.
+            tried = self.ws.response.headers.get("X-Upstream", "")
+            self.upstream = tried.rsplit(",", 1)[-1].strip()
+            self.reader = asyncio.create_task(self._read(run))
+            return True
+        return False
+
+    async def _reconnect(self, run: LoadRun, code: int) -> None:
+        """Open again as the page does after the server dropped the socket."""
+        back = Reconnect(
+            self.table.index, self.index, code, time.monotonic(), upstream_before=self.upstream
+        )
+        run.reconnects.append(back)
+        self.ws, self.position, self.forms = None, None, []
+        while not self.closing:
+            await asyncio.sleep(random.uniform(0, 2 ** min(back.tries, 6)))
+            back.tries += 1
+            if self.closing:
+                return
+            self.coming_back = back
+            if await self._handshake(run):
+                back.opened, back.upstream_after = time.monotonic(), self.upstream
+                return
+            self.coming_back = None
 
     async def _read(self, run: LoadRun) -> None:
         ws = self.ws
@@ -231,7 +293,10 @@ class Seat:
             await ws.close()
         if not self.closing:
             received = ws.protocol.close_rcvd  # None: the connection dropped without a close
-            run.errors.closed[received.code if received else 1006] += 1
+            code = received.code if received else 1006
+            run.errors.closed[code] += 1
+            if run.reconnect and code in RECONNECT_CODES:
+                run.spawn(self._reconnect(run, code))
 
     async def receive(self, run: LoadRun, frame: str) -> None:
         now = time.monotonic()
@@ -250,6 +315,9 @@ class Seat:
         if status is not None:
             self.position = self.table.position(status)
             self.rematch = any(f.get("action") == "rematch" for f in forms(status[1]))
+            if self.coming_back is not None:
+                self.coming_back.shown, self.coming_back = now, None
+                self.table.shown_again(self)
             self.table.arrived(self, now)
         mine = element(frame, "my-hand")
         if mine is not None:
@@ -307,8 +375,8 @@ class Seat:
 class Table:
     """Four seats, the move in flight, and the pace of the table."""
 
-    def __init__(self, run: LoadRun, seats: list[SeatSpec]) -> None:
-        self.run = run
+    def __init__(self, run: LoadRun, seats: list[SeatSpec], index: int = 0) -> None:
+        self.run, self.index = run, index
         self.seats = [Seat(self, i, spec) for i, spec in enumerate(seats)]
         self.hands: dict[str, int] = {}  # commitment -> ordinal, when there is no data-hand
         self.pending: Pending | None = None
@@ -357,6 +425,19 @@ class Table:
     def long_enough(self) -> bool:
         """While lengthening: this table's hand has reached its target (or it sits out)."""
         return not self.complete or self.latest[1] >= self.target
+
+    def shown_again(self, seat: Seat) -> None:
+        """A reconnected seat was shown the table: a move it had sent that the table does
+        not show applied is given up, and its player may play again."""
+        pending = self.pending
+        if (
+            pending is not None
+            and pending.seat == seat.index
+            and seat.position is not None
+            and seat.position <= (pending.hand, pending.version)
+        ):
+            pending.given_up = True
+            self.pending = None
 
     def refused(self, seat: Seat) -> None:
         if self.pending is not None and self.pending.seat == seat.index:
@@ -409,7 +490,8 @@ class Table:
             form = seat.choose()
             version = int(form.get("version") or position[1])
             now = time.monotonic()
-            self.pending = Pending(seat.index, position[0], version, now, min(due, now))
+            self.pending = Pending(seat.index, position[0], version, now, min(due, now), form=form)
+            self.run.journal.append((self, self.pending))
             self.run.moves_sent += 1
             self._sent(due)
             await seat.send(form)
@@ -455,10 +537,14 @@ class LoadRun:
         stall_after: float = 20.0,
         open_timeout: float = 30.0,
         retries: int = 3,
+        reconnect: bool = False,
     ) -> None:
         if pacing not in ("open", "closed"):
             raise ValueError(f"pacing is open or closed, not {pacing!r}")
-        self.tables = [Table(self, seats) for seats in tables]
+        self.tables = [Table(self, seats, index) for index, seats in enumerate(tables)]
+        self.reconnect = reconnect
+        self.reconnects: list[Reconnect] = []
+        self.journal: list[tuple[Table, Pending]] = []  # every move sent, in order
         self.pace, self.move_timeout, self.stall_after = pace, move_timeout, stall_after
         self.pacing, self.catch_up = pacing, catch_up
         if players not in ("greedy", "random"):

@@ -87,10 +87,15 @@ class AsyncConnections:
             yield conn
 
     @asynccontextmanager
-    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection]:
+    async def connection(self, *, pipeline: bool = False) -> AsyncIterator[psycopg.AsyncConnection]:
         """A connection in autocommit (each statement its own transaction), for the
-        block. A connection that broke, or was left inside a transaction (cancelled
-        mid-statement), is closed, never given back."""
+        block; ``pipeline``: in pipeline mode (statements sent without waiting, their
+        results read together). A connection that broke, or was left inside a
+        transaction (cancelled mid-statement), is closed, never given back."""
+        if pipeline:
+            async with self.connection() as conn, conn.pipeline():
+                yield conn
+            return
         pool = self._pool()
         async with pool.slots:
             conn = pool.free.pop() if pool.free else await self._open(pool)

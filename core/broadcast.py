@@ -15,6 +15,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from core.channel_layer import PubSubChannelLayer
+
 logger = logging.getLogger(__name__)
 
 
@@ -48,6 +50,30 @@ def group_send(group: str, event: dict) -> None:
             async_to_sync(layer.group_send)(group, event)
     except Exception:  # a broadcast failure must not undo a committed change
         logger.exception("group_send to %s failed", group)
+
+
+_SENDING: set[asyncio.Future] = set()  # sends from the loop nobody awaits, kept alive
+
+
+def publish_from_loop(group: str, event: dict) -> None:
+    """Send ``event`` to ``group`` from the event loop without waiting for it (the caller
+    has committed what it announces). The project's layer publishes it in the order of
+    the calls (``PubSubChannelLayer.announce``); another layer gets a task of its own."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    if isinstance(layer, PubSubChannelLayer):
+        layer.announce(group, event)
+        return
+    sending = asyncio.ensure_future(layer.group_send(group, event))
+    _SENDING.add(sending)
+    sending.add_done_callback(_sent)
+
+
+def _sent(sending: asyncio.Future) -> None:
+    _SENDING.discard(sending)
+    if not sending.cancelled() and sending.exception() is not None:
+        logger.error("group_send failed", exc_info=sending.exception())
 
 
 def _loop_runs_here() -> bool:

@@ -20,9 +20,9 @@ a subclass of channels_redis's (which would have to override its private methods
   connection, and ``new_channel`` and ``group_add`` return once Redis has confirmed them.
 - The channels of a loop that take the same message share one decoding (``deserialize``
   of the same bytes object), each with its own top-level dict.
-- A consumer may take its channel's messages from the queue itself (``inbox``, ``adopt``,
-  ``drop_channel``), and a sender in the server's loop need not wait for Redis
-  (``announce``).
+- A consumer may take its channel's messages from the queue itself (``inbox``,
+  ``drop_channel``) and put messages of its own there (the websocket's frames); a
+  sender in the server's loop need not wait for Redis (``announce``).
 
 State (queues, groups, connections) is per running event loop, in a
 ``weakref.WeakKeyDictionary``: asyncio connections belong to the loop that opened them.
@@ -533,17 +533,6 @@ class PubSubChannelLayer(BaseChannelLayer):
         consumer that takes them itself. ``KeyError`` for a channel the running loop does
         not hold."""
         return self._state().channels[channel]
-
-    def adopt(self, channel: str, queue: asyncio.Queue) -> asyncio.Queue:
-        """Put ``channel``'s messages (serialized) in ``queue`` from now on, after any
-        already waiting: the consumer's one queue, which the server also puts the
-        websocket's messages in."""
-        state = self._state()
-        old = state.channels.get(channel)
-        state.channels[channel] = queue
-        while old is not None and not old.empty():
-            queue.put_nowait(old.get_nowait())
-        return queue
 
     def drop_channel(self, channel: str) -> None:
         """``channel``'s consumer is gone: forget its queue and its groups here, and

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from core.broadcast import send_on_commit
-from core.channel_layer import PubSubChannelLayer
+from core.broadcast import publish_from_loop, send_on_commit
 from core.tasks import task_on_commit, task_send
 from games.engine import move_to_json
 
@@ -79,25 +78,6 @@ def table_changed_event(
     }
 
 
-async def hand_changed_now(hand: Hand, *, table_id: int, players: list[MatchPlayer]) -> None:
-    """``hand_changed_on_commit`` for a move committed in the event loop (services.live):
-    the table's event is published from the loop, a bot's task queued from a thread."""
-    layer = get_channel_layer()
-    try:
-        if layer is not None:
-            event = table_changed_event(hand_id=hand.pk, version=hand.version, moved=hand)
-            if isinstance(layer, PubSubChannelLayer):
-                layer.announce(table_group(table_id), event)  # the mover waits on no publish
-            else:
-                await layer.group_send(table_group(table_id), event)
-        if hand.outcome is None and bot_to_move(hand, players):
-            delay = random.uniform(*BOT_DELAY)
-            loop = asyncio.get_running_loop()
-            await loop.run_in_executor(None, schedule_bot, hand.pk, hand.version, delay)
-    except Exception:  # as core.broadcast: a failed send must not undo a committed move
-        logger.exception("telling table %s of hand %s failed", table_id, hand.pk)
-
-
 def hand_change(hand: Hand) -> dict:
     """What a move (or a clock's stop and start) changes on a hand in play, as the channel
     layer carries it (msgpack: no datetimes): the clock, and for the state only its last
@@ -134,14 +114,36 @@ def chat_changed_on_commit(table_id: int) -> None:
     send_on_commit(table_group(table_id), {"type": "chat.changed"})
 
 
-def hand_changed_on_commit(
-    hand: Hand, *, table_id: int, players: list[MatchPlayer] | None = None
+def hand_changed(
+    hand: Hand,
+    *,
+    table_id: int,
+    players: list[MatchPlayer] | None = None,
+    committed: bool = False,
 ) -> None:
-    """After a hand changed: tell the table and wake a bot whose turn it is. (No timer to
-    arm: the clock tickers read the new deadline from the row, games.clock.) ``players``:
-    the match's, when the caller has them (else one query asks whether a bot is to move)."""
-    table_changed_on_commit(table_id, hand_id=hand.pk, version=hand.version, moved=hand)
-    schedule_bot_if_needed_on_commit(hand, players=players)
+    """The outbox of a change of a hand (an action, a deal, a clock's stop or start): the
+    table's event (``table_changed_event`` with what changed), and a bot's task if a
+    bot is to move, both leaving once the change is committed. (No timer to arm: the
+    clock tickers read the new deadline from the row, games.clock.) ``players``: the
+    match's, when the caller has them (else one query asks whether a bot is to move).
+
+    From a thread, inside the change's transaction: they leave when it commits.
+    ``committed``: the caller is in the event loop and its write has committed (the
+    move's one statement, ``services.moves``); they leave now, and the mover waits on
+    neither the publish nor the broker."""
+    if not committed:
+        table_changed_on_commit(table_id, hand_id=hand.pk, version=hand.version, moved=hand)
+        schedule_bot_if_needed_on_commit(hand, players=players)
+        return
+    try:
+        event = table_changed_event(hand_id=hand.pk, version=hand.version, moved=hand)
+        publish_from_loop(table_group(table_id), event)
+        if hand.outcome is None and players is not None and bot_to_move(hand, players):
+            delay = random.uniform(*BOT_DELAY)
+            loop = asyncio.get_running_loop()
+            loop.run_in_executor(None, _schedule_bot_logged, hand.pk, hand.version, delay)
+    except Exception:  # as core.broadcast: a failed send must not undo a committed move
+        logger.exception("telling table %s of hand %s failed", table_id, hand.pk)
 
 
 def schedule_bot_if_needed_on_commit(
@@ -171,3 +173,11 @@ def schedule_next_hand_on_commit(match_id: int, after_number: int, *, delay: flo
 
 def schedule_bot(hand_id: int, version: int, delay: float) -> None:
     task_send(TASK_BOT_ACT, (hand_id, version), countdown=delay)
+
+
+def _schedule_bot_logged(hand_id: int, version: int, delay: float) -> None:
+    """``schedule_bot`` in a thread nobody waits on: a failure is logged, not lost."""
+    try:
+        schedule_bot(hand_id, version, delay)
+    except Exception:
+        logger.exception("queueing the bot's move on hand %s failed", hand_id)

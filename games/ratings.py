@@ -2,7 +2,8 @@
 
 Which matches count: a match at an ordinary, rated table (the owner may make it casual;
 tournaments have their own places)
-that ended at P-A-N with at least two people in it. Bots are not rated, and people are
+that ended at P-A-N with at least two people in it. Bots are not rated (the site's, and
+bot accounts, which programs play through the API), and people are
 rated against each other by their places among themselves. A player who left during the
 match (a bot finished it for him) ranks below everyone who stayed.
 
@@ -66,8 +67,13 @@ def _rated_players(match: Match) -> tuple[list[MatchPlayer], int]:
     # The table alone may already rule it out, before the players are read.
     if match.status != Match.Status.FINISHED or not is_rated(table=table, people=MIN_RATED_PEOPLE):
         return [], 0
-    players = list(match.players.all())
-    people = [p for p in players if p.user_id is not None and p.place is not None]
+    players = list(match.players.select_related("user"))
+    # A bot account (accounts.User.is_bot_account) is a bot here too: never rated.
+    people = [
+        p
+        for p in players
+        if p.user_id is not None and p.place is not None and not p.user.is_bot_account
+    ]
     return (people if is_rated(table=table, people=len(people)) else []), len(players)
 
 

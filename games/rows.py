@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import orjson
-from django.db import DatabaseError, connection, models
+from django.db import DatabaseError, connection, models, transaction
 from django.db.models import F
 from psycopg import AsyncConnection, pq
 from psycopg.types.json import Jsonb
@@ -43,11 +43,9 @@ def match_players(match_id: int) -> list[MatchPlayer]:
 
 @functools.cache
 def _hand_sql() -> str:
-    # The ORM compiles ``select_for_update`` only inside its own transaction; the lock is
-    # the same clause on the hand's table alone.
     query = Hand.objects.filter(pk=0).annotate(table_id=F("match__table_id"))
     sql, _params = query.query.sql_with_params()
-    return f"{sql} FOR UPDATE OF {wrapper().ops.quote_name(Hand._meta.db_table)}"
+    return sql
 
 
 @functools.cache
@@ -57,13 +55,30 @@ def _hand_players_sql() -> str:
     return sql
 
 
+def hand_for_move(hand_id: int) -> tuple[Hand | None, list[MatchPlayer]]:
+    """The hand, with its table's id as ``table_id``, and its match's players by seat;
+    (None, []) if there is no such hand. Nothing is locked: the move is written only if
+    the row is still at the version it was judged on (``move_if_unchanged``). (Outside
+    PostgreSQL, the embedded SQLite mode, through the ORM, which converts its values.)"""
+    if not available():
+        hand = Hand.objects.annotate(table_id=F("match__table_id")).filter(pk=hand_id).first()
+        return (hand, match_players(hand.match_id)) if hand is not None else (None, [])
+    with connection.cursor() as cursor:
+        cursor.execute(_hand_sql(), [hand_id])
+        row = cursor.fetchone()
+        names = [column[0] for column in cursor.description]
+    if row is None:
+        return None, []
+    hand = _instance(Hand, names[:-1], row[:-1])
+    hand.table_id = row[-1]
+    return hand, match_players(hand.match_id)
+
+
 async def hand_for_move_async(
     conn: AsyncConnection, hand_id: int
 ) -> tuple[Hand | None, list[MatchPlayer]]:
-    """The hand, locked until the transaction ends (``select_for_update``), with its
-    table's id as ``table_id``, and its match's players by seat; (None, []) if there is
-    no such hand. Both statements go in one round trip on a connection in pipeline mode
-    (``core.adb``): the lock is taken first, the players read after it."""
+    """``hand_for_move`` on an async connection: both statements in one round trip (the
+    connection is in pipeline mode, ``core.adb``)."""
     async with conn.cursor() as hand_cursor, conn.cursor() as players_cursor:
         await hand_cursor.execute(_hand_sql(), [hand_id])
         await players_cursor.execute(_hand_players_sql(), [hand_id])
@@ -239,6 +254,56 @@ def _move_sql(names: tuple[str, ...], actions: int) -> str:
     )
 
 
+def _move_params(
+    hand: Hand,
+    names: Sequence[str],
+    actions: Sequence[Action],
+    version: int,
+    players: Sequence[MatchPlayer],
+) -> tuple[str, list[Any]]:
+    _update_statement, params = _update(hand, names)
+    _insert_statement, inserted = _insert(actions)
+    sql = _move_sql(tuple(names), len(actions))
+    return sql, [*params, version, players[0].match_id, players_key(players), *inserted]
+
+
+def move_if_unchanged(
+    hand: Hand,
+    names: Sequence[str],
+    actions: Sequence[Action],
+    *,
+    version: int,
+    players: Sequence[MatchPlayer],
+) -> bool:
+    """``move_if_unchanged_async`` on Django's connection, inside the caller's transaction.
+
+    On PostgreSQL it is the same one statement; elsewhere (the embedded SQLite mode), or
+    for an action that leaves no entry in the log (a moderator's stop), the same
+    compare-and-set in up to three: the update at ``version``, the players read while the
+    row is held, the log's rows, all in a savepoint that is rolled back when the row had
+    moved on."""
+    if available() and actions:
+        with connection.cursor() as cursor:
+            cursor.execute(*_move_params(hand, names, actions, version, players))
+            return cursor.rowcount == len(actions)
+    statement, params = _update(hand, names)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"{statement} AND {_version_column()} = %s", [*params, version])
+        if cursor.rowcount != 1:
+            return False
+        if players_key(match_players(players[0].match_id)) != players_key(players):
+            transaction.set_rollback(True)
+            return False
+        if actions:
+            cursor.execute(*_insert(actions))
+    return True
+
+
+@functools.cache
+def _version_column() -> str:
+    return wrapper().ops.quote_name(Hand._meta.get_field("version").column)
+
+
 async def move_if_unchanged_async(
     conn: AsyncConnection,
     hand: Hand,
@@ -257,10 +322,6 @@ async def move_if_unchanged_async(
     move was judged on; a seat handed to a bot (who left) does not, hence the players.
     A move made at the same moment waits on the row's lock, then finds the version
     gone."""
-    _update_statement, params = _update(hand, names)
-    _insert_statement, inserted = _insert(actions)
-    sql = _move_sql(tuple(names), len(actions))
-    params = [*params, version, players[0].match_id, players_key(players), *inserted]
     async with conn.cursor() as cursor:
-        await cursor.execute(sql, params)
+        await cursor.execute(*_move_params(hand, names, actions, version, players))
         return cursor.rowcount == len(actions)

@@ -22,21 +22,12 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from core.errors import Refused
-from games.consumers import (
-    CLOSE_LIMITED,
-    FLOOD_CLOSE,
-    LimitedSocketMixin,
-    _scope_language,
-    connection_allowed,
-    in_pool,
-)
-from games.consumers_moderation import CLOSE_BANNED, UserSocketMixin, user_is_banned
+from games.live import LiveSocket, in_pool
 from games.models import Table
 from games.services import TIME_PRESETS
 from pairing import events, matching, services
@@ -46,47 +37,31 @@ T = TypeVar("T")
 SEEKS_PER_MINUTE = 10  # seek commands one socket may send in a minute
 
 
-class SeekConsumer(LimitedSocketMixin, UserSocketMixin, AsyncWebsocketConsumer):
+class SeekConsumer(LiveSocket):
     """One signed-in player's "Play now" panel."""
 
+    signed_in_only = True
     seeking: tuple[str, int | None] | None = None  # (time control, size) while waiting
     waiting_group_name: str | None = None
     heartbeat: asyncio.Task | None = None
 
-    async def connect(self) -> None:
-        self.user = self.scope.get("user")
-        self.language = _scope_language(self.scope)
+    def listen(self) -> list[str]:
+        return [events.seeker_group(self.user.pk)]
+
+    async def opened(self) -> None:
         self.seek_times: list[float] = []
-        if self.user is None or not self.user.is_authenticated or user_is_banned(self.user):
-            await self.close(code=CLOSE_BANNED)
-            return
-        if not connection_allowed(self.scope) or not self.take_socket():
-            await self.close(code=CLOSE_LIMITED)
-            return
-        await self.channel_layer.group_add(events.seeker_group(self.user.pk), self.channel_name)
-        await self.join_user_group()
-        await self.accept()
         self.heartbeat = asyncio.create_task(self._say_alive())
 
-    async def disconnect(self, code: int) -> None:
-        if self.heartbeat is not None:
-            self.heartbeat.cancel()
-        self.give_back_socket()
-        await self.leave_user_group()
-        if self.user is not None and self.user.is_authenticated:
-            await self.channel_layer.group_discard(
-                events.seeker_group(self.user.pk), self.channel_name
-            )
-            await self._stop_waiting()
-            await in_pool(services.seek_cancel)(user=self.user, channel_name=self.channel_name)
+    async def closing(self) -> None:
+        if self.heartbeat is None:
+            return  # never opened
+        self.heartbeat.cancel()
+        await self._stop_waiting()
+        await in_pool(services.seek_cancel)(user=self.user, channel_name=self.channel_name)
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.frame_allowed():
-            if len(self.frame_times) > FLOOD_CLOSE:
-                await self.close(code=CLOSE_LIMITED)
-            return
+    async def command(self, text: str) -> None:
         try:
-            frame = json.loads(text_data or "")
+            frame = json.loads(text)
         except ValueError:
             frame = None
         action = frame.get("action") if isinstance(frame, dict) else None

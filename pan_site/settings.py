@@ -103,6 +103,9 @@ INSTALLED_APPS = [
     "tournaments",
     "pairing",
     "moderation",
+    "ninja",  # django-ninja: its docs page's files (Swagger UI) as our own static files
+    "api",
+    "social",
 ]
 
 MIDDLEWARE = [
@@ -118,6 +121,7 @@ MIDDLEWARE = [
     "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "moderation.middleware.ModerationMiddleware",  # bans end sessions; report outcomes
+    "social.middleware.LastSeenMiddleware",  # who is online (the friends list)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
@@ -238,6 +242,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     },
     "remind-tournaments": {
         "task": "tournaments.remind",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
+    },
+    # Challenges whose challenger stopped waiting: written expired, both players told.
+    "expire-challenges": {
+        "task": "social.expire_challenges",
         "schedule": 5.0,
         "options": {"expires": 5.0},
     },

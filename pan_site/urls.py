@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
 
+from api.urls import api_urlpatterns
 from games import views as views_games
 from pan_site import views
 
@@ -14,8 +15,11 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("u/<str:username>/", views.profile, name="profile"),
     path("", include("accounts.urls")),
+    *api_urlpatterns,
+    path("", include("api.urls")),
     path("", include("moderation.urls")),
     path("", include("tournaments.urls")),
+    path("", include("social.urls")),
     path("", views_games.home, name="home"),
     path("rules/", views_games.rules, name="rules"),
     path("", include("games.urls")),

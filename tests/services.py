@@ -1,4 +1,5 @@
-"""Which real services this test run can reach: PostgreSQL and Redis.
+"""Which real services this test run can reach: PostgreSQL and Redis, and nginx to put in
+front of the servers (tests/deploy).
 
 Outside CI a missing service skips only the tests that need it, with a loud reason;
 with CI=true it fails the run (DEVELOPERS.md: in CI a missing service is a failure).
@@ -52,4 +53,16 @@ def redis_problem() -> str | None:
         redis.Redis.from_url(settings.REDIS_URL, socket_timeout=3).ping()
     except redis.RedisError as exc:
         return f"Redis is not reachable at {settings.REDIS_URL}: {exc}"
+    return None
+
+
+@functools.cache
+def nginx_problem() -> str | None:
+    """None when Debian's nginx is installed (tests/deploy runs it), else why not."""
+    from deploy.nginx import NginxMissing, nginx_binary
+
+    try:
+        nginx_binary()
+    except NginxMissing as missing:
+        return str(missing)
     return None

@@ -6,7 +6,7 @@ Start with :func:`deal` (or :meth:`HandState.from_position`), list moves with
 
 from games.engine.cards import card_code, card_label, card_rank_label, is_spade, parse_card
 from games.engine.clock import Clock
-from games.engine.hand import REASONS, HandState, HistoryEntry, Outcome, Reason, deal, replay
+from games.engine.hand import HandState, deal, replay
 from games.engine.match import LETTERS, MatchState
 from games.engine.moves import (
     Illegal,
@@ -20,6 +20,7 @@ from games.engine.moves import (
     move_from_json,
     move_to_json,
 )
+from games.engine.records import REASONS, HistoryEntry, Outcome, Reason
 from games.engine.rules import PROFILES, Profile, Rules, profile_for
 from games.engine.shuffle import seed_commitment, shuffled_deck, verify_commitment
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from games.engine.hand import Outcome
+from games.engine.records import Outcome
 from games.engine.rules import MAX_PLAYERS, MIN_PLAYERS
 
 __all__ = ["LETTERS", "MatchState"]

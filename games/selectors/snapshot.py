@@ -411,15 +411,17 @@ def _settled(snapshot: TableSnapshot) -> Settled:
     if match is not None:
         letters = match.match_state.letters
         for p in snapshot.match_players:
+            # A bot account (a program plays it through the API) shows as a bot, unrated.
+            is_bot = bool(p.bot_level) or (p.user is not None and p.user.is_bot_account)
             players.append(
                 (
                     p.seat,
                     p.name,
                     p.user_id,
-                    bool(p.bot_level),
+                    is_bot,
                     LETTERS[letters[p.seat]],
                     p.place,
-                    rating_label(p.user) if p.user else "",
+                    rating_label(p.user) if p.user and not p.user.is_bot_account else "",
                     _bot_for(p, now),
                 )
             )

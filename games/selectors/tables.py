@@ -202,9 +202,9 @@ def _rated_as(snapshot: TableSnapshot) -> str:
     if table.managed:
         return "tournament"
     if snapshot.match is not None and snapshot.match.status == Match.Status.PLAYING:
-        people = sum(1 for p in snapshot.match_players if p.user_id is not None)
+        people = sum(1 for p in snapshot.match_players if p.user and not p.user.is_bot_account)
     else:
-        people = sum(1 for s in snapshot.seats if s.user_id is not None)
+        people = sum(1 for s in snapshot.seats if s.user and not s.user.is_bot_account)
     return "rated" if is_rated(table=table, people=people) else "casual"
 
 

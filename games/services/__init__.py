@@ -9,24 +9,26 @@ Lock order, to stay free of deadlocks: table, then match, then hand.
 
 Callers use this package (``from games import services``; ``services.hand_act(...)``),
 which names the whole public API; the sub-modules hold it by sub-domain:
-``tables`` (tables, seats, bots, time controls), ``play`` (matches, hands, moves,
-timeouts, and the moderators' stop and annulment), ``live`` (a player's move in the
-event loop, the live room's hot path), ``chat``, ``analysis`` (a finished
-hand's analysis for one of its players), and ``tournament`` (the
-helpers tournaments.services calls); ``_common`` holds what several of them share.
+``tables`` (tables, seats, bots, time controls), ``moves`` (every action on a hand:
+a player's or a bot's move, the clock's timeout, a stop; the one move pipeline),
+``play`` (matches, dealing, and the moderators' stop and annulment), ``chat``,
+``analysis`` (a finished hand's analysis for one of its players), and ``tournament``
+(the helpers tournaments.services calls); ``_common`` holds what several of them share.
 """
 
 from core.errors import Refused
 from games.services._common import TABLE_NAME_MAX
 from games.services.analysis import ANALYSIS_STALE, analysis_request, analysis_run
 from games.services.chat import CHAT_MAX_LENGTH, CHAT_RATE, chat_post
-from games.services.live import hand_act_in_loop
-from games.services.play import (
+from games.services.moves import (
     NEXT_HAND_DELAY,
     hand_act,
+    hand_act_async,
     hand_check_deadline,
-    hand_stop_without_letter,
     hand_timeout,
+)
+from games.services.play import (
+    hand_stop_without_letter,
     match_next_hand,
     match_rematch,
     match_set_annulled,
@@ -78,7 +80,7 @@ __all__ = [
     "analysis_run",
     "chat_post",
     "hand_act",
-    "hand_act_in_loop",
+    "hand_act_async",
     "hand_check_deadline",
     "hand_stop_without_letter",
     "hand_timeout",

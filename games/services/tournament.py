@@ -14,7 +14,8 @@ from games import events
 from games.engine import MatchState, Rules
 from games.models import Hand, Match, MatchPlayer, Seat, Table, to_instant
 from games.services._common import TABLE_NAME_MAX, _seating_changed
-from games.services.play import _apply_overdue_timeout, _deal_hand, _stop_hand_in_play
+from games.services.moves import timeout_if_overdue
+from games.services.play import _deal_hand, _stop_hand_in_play
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ def tournament_clocks_stop(*, hand: Hand, now: datetime) -> bool:
 
     An overdue clock is applied first, as before any move. Returns whether it stopped.
     """
-    if hand.is_over or hand.deadline is None or _apply_overdue_timeout(hand, now):
+    if hand.is_over or hand.deadline is None or timeout_if_overdue(hand, now):
         return False
     hand.clock = hand.clock.stop(to_instant(now))
     hand.version += 1
@@ -159,7 +160,7 @@ def tournament_clocks_start(*, hand: Hand, now: datetime) -> bool:
     hand.clock = hand.clock.start(hand.state["to_move"], to_instant(now))
     hand.version += 1
     hand.save(update_fields=["turn_started_at", "deadline", "version"])
-    events.hand_changed_on_commit(hand, table_id=hand.match.table_id)
+    events.hand_changed(hand, table_id=hand.match.table_id)
     return True
 
 

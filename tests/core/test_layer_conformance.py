@@ -1,6 +1,6 @@
 """Channels' layer interface on the real Redis, run against the project's layer
 (core.channel_layer) and channels_redis's stock pub/sub layer; then the project layer's
-own methods (inbox, adopt, drop_channel, announce, deserialize), its origin skipping, its
+own methods (inbox, drop_channel, announce, deserialize), its origin skipping, its
 per-loop connections and its reconnection after Redis dropped the subscriber."""
 
 from __future__ import annotations
@@ -267,21 +267,6 @@ async def test_inbox_holds_a_channels_serialized_messages(project):
     assert layer.deserialize(item) == {"type": "a", "n": 1}
     with pytest.raises(KeyError):
         layer.inbox(f"{layer.prefix}specific.unknown")
-
-
-async def test_adopt_moves_waiting_messages_and_takes_the_next(project):
-    layer = project()
-    channel = await layer.new_channel()
-    await layer.group_add("adopt", channel)
-    await layer.group_send("adopt", {"type": "a", "n": 1})
-    mine: asyncio.Queue = asyncio.Queue()
-    mine.put_nowait({"type": "websocket.receive"})
-    assert layer.adopt(channel, mine) is mine
-    await layer.group_send("adopt", {"type": "a", "n": 2})
-    assert layer.inbox(channel) is mine
-    items = [mine.get_nowait() for _ in range(3)]
-    assert items[0] == {"type": "websocket.receive"}
-    assert [layer.deserialize(item)["n"] for item in items[1:]] == [1, 2]
 
 
 async def test_drop_channel_forgets_it_and_unsubscribes_in_the_background(project, redis):

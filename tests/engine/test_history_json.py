@@ -1,4 +1,4 @@
-"""A state's JSON history, built from the chain it extends (``hand._HISTORY_JSON``)."""
+"""A state's JSON history, built from the history it extends (``HandState.history_json``)."""
 
 from games.engine import HandState, Rules
 from games.engine.hand import deal

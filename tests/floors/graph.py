@@ -8,7 +8,17 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("core", "accounts", "games", "tournaments", "pairing", "moderation", "pan_site")
+PACKAGES = (
+    "core",
+    "accounts",
+    "games",
+    "tournaments",
+    "pairing",
+    "api",
+    "moderation",
+    "social",
+    "pan_site",
+)
 
 
 def modules() -> dict[str, Path]:

@@ -15,7 +15,9 @@ RANK = {
     "games": 2,
     "tournaments": 3,
     "pairing": 3,
+    "api": 3,
     "moderation": 4,
+    "social": 4,
     "pan_site": 5,
 }
 

@@ -14,9 +14,17 @@ from channels.layers import get_channel_layer
 from django.core.cache import cache
 
 from accounts.models import User
-from games import consumers, events, selectors, services
-from games.consumers import CLOSE_LIMITED, COMMAND_BURST, FLOOD_CLOSE, LIVE, SOCKETS_PER_USER
+from games import events, selectors, services
 from games.engine import HandState, card_label
+from games.live import (
+    CLOSE_LIMITED,
+    COMMAND_BURST,
+    FLOOD_CLOSE,
+    LIVE,
+    SOCKETS_PER_USER,
+    presence,
+    tables,
+)
 from games.models import Hand, Table
 from tests.factories import (
     make_moderator,
@@ -296,7 +304,7 @@ async def test_only_the_hands_players_comings_and_goings_reach_the_table():
 
 
 async def test_pongs_show_each_players_lag_and_a_closed_socket_stays_absent(monkeypatch):
-    monkeypatch.setattr(consumers, "PONG_FLUSH_EVERY", 0.2)
+    monkeypatch.setattr(presence, "PONG_FLUSH_EVERY", 0.2)
     g = await started_table()
     path = f"/ws/tables/{g.table.pk}/"
     staying, leaving = g.users
@@ -364,7 +372,7 @@ async def test_lags_are_read_again_for_the_tables_due_together_in_one_read(monke
     for g in games:
         for ws in sockets[g.table.pk].values():
             await frames_until(ws, 'data-version="2"')
-    await asyncio.sleep(consumers.PRESENCE_BATCH + 0.5)
+    await asyncio.sleep(tables.PRESENCE_BATCH + 0.5)
     assert sorted(g.table.pk for g in games) in reads  # one read for both
     for i, g in enumerate(games):  # the next move shows the lags read
         hand = await database_sync_to_async(Hand.objects.get)(pk=g.hand.pk)

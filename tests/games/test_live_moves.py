@@ -1,6 +1,7 @@
-"""A player's move made in the event loop (services.hand_act_in_loop) on PostgreSQL and
-the Redis layer: it records what hand_act records, refuses what it refuses, leaves what
-reaches beyond the hand to hand_act, and two moves at once never both land."""
+"""The one move pipeline (services.moves) from the event loop (``hand_act_async``) on
+PostgreSQL and the Redis layer: it records and refuses as ``hand_act`` does, writes the
+end of a hand and a clock run out with their consequences, judges on the live room's
+copy when it is at the page's version, and two moves at once never both land."""
 
 from __future__ import annotations
 
@@ -15,8 +16,7 @@ from django.utils import timezone
 from core.errors import Refused
 from games import events, selectors, services
 from games.engine import Rules, move_to_json
-from games.models import Action, Hand
-from games.services import live
+from games.models import Action, Hand, Match
 from tests.factories import make_table
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.redis]
@@ -74,7 +74,7 @@ async def test_a_move_in_the_loop_is_recorded_and_announced_as_hand_act_does_it(
     now = hand.turn_started_at + timedelta(seconds=7)
     frame = await shown(hand)
 
-    after = await services.hand_act_in_loop(
+    after = await services.hand_act_async(
         hand_id=hand.pk, move=move, version=1, user=by_seat[mover_seat], now=now
     )
 
@@ -112,41 +112,48 @@ async def test_refused_moves_change_nothing():
     ]
     for kwargs, message in cases:
         with pytest.raises(Refused) as refused:
-            await services.hand_act_in_loop(hand_id=hand.pk, **kwargs)
+            await services.hand_act_async(hand_id=hand.pk, **kwargs)
         assert message in str(refused.value.message)
     row, actions = await fresh(hand)
     assert (row.version, row.state, actions) == (1, hand.state, [])
 
 
-async def test_what_reaches_beyond_the_hand_is_left_to_hand_act():
-    hand, by_seat = await started(rules=QUICK)
+async def test_a_clock_run_out_is_applied_and_the_move_refused():
+    hand, by_seat = await started()
     mover = by_seat[hand.engine_state.to_move]
     late = hand.deadline + timedelta(seconds=1)
-    # A clock that ran out: the timeout is hand_act's to apply; nothing changed here.
-    assert (
-        await services.hand_act_in_loop(
+
+    with pytest.raises(Refused) as refused:
+        await services.hand_act_async(
             hand_id=hand.pk, move=first_legal(hand), version=1, user=mover, now=late
         )
-        is None
-    )
-    assert (await fresh(hand))[0].version == 1
-    # Moves in the loop until the one that ends the hand (a letter, the next deal).
+
+    assert refused.value.resync
+    assert "Your time ran out" in str(refused.value.message)
+    row, actions = await fresh(hand)
+    assert row.version == 2 and row.outcome is not None
+    assert row.outcome["reason"] == "timeout" and [a.seat for a in actions] == [
+        hand.engine_state.to_move
+    ]
+
+
+async def test_the_move_that_ends_the_hand_is_written_with_the_letter():
+    hand, by_seat = await started(rules=QUICK)
     while True:
         row, _actions = await fresh(hand)
-        user = by_seat[row.engine_state.to_move]
-        kwargs = {
-            "hand_id": hand.pk,
-            "move": first_legal(row),
-            "version": row.version,
-            "user": user,
-        }
-        if await services.hand_act_in_loop(**kwargs) is None:
+        if row.outcome is not None:
             break
-    unchanged, _actions = await fresh(hand)
-    assert unchanged.version == row.version and unchanged.outcome is None
-    await database_sync_to_async(services.hand_act)(**kwargs)
-    ended, _actions = await fresh(hand)
-    assert ended.outcome is not None and ended.version == row.version + 1
+        await services.hand_act_async(
+            hand_id=hand.pk,
+            move=first_legal(row),
+            version=row.version,
+            user=by_seat[row.engine_state.to_move],
+        )
+    assert row.version == 11  # the 10th action ended it
+    match = await database_sync_to_async(Match.objects.get)(pk=hand.match_id)
+    outcome = row.engine_state.outcome
+    expected = tuple(int(seat == outcome.loser) for seat in range(2))
+    assert match.match_state.letters == expected
 
 
 @pytest.mark.parametrize("kept", [False, True], ids=["read", "kept copy"])
@@ -157,7 +164,7 @@ async def test_two_moves_at_once_land_once(kept: bool):
     copy = await known(hand) if kept else None
 
     def one() -> asyncio.Future:
-        return services.hand_act_in_loop(
+        return services.hand_act_async(
             hand_id=hand.pk, move=move, version=1, user=mover, now=now, known=copy
         )
 
@@ -165,9 +172,10 @@ async def test_two_moves_at_once_land_once(kept: bool):
     landed = [r for r in results if isinstance(r, Hand)]
     refused = [r for r in results if isinstance(r, Refused)]
     assert len(landed) == 1 and len(refused) == 1
-    # The second waited on the first's lock, then found the turn gone (a kept copy's
-    # statement found the version gone, and the locked path said why).
-    assert str(refused[0].message) == "It is not your turn."
+    # Both were judged on version 1; the second's write found the version gone. Judged
+    # on the kept copy, it is refused in the words of the row read again.
+    expected = "It is not your turn." if kept else "The table has changed"
+    assert str(refused[0].message).startswith(expected)
     row, actions = await fresh(hand)
     assert row.version == 2 and len(actions) == 1
 
@@ -175,7 +183,7 @@ async def test_two_moves_at_once_land_once(kept: bool):
 # --- a move judged on the hand the process keeps (the live room's frame) -------------------
 
 
-async def test_a_move_judged_on_the_kept_hand_is_written_in_one_statement_as_the_locked_one():
+async def test_a_move_judged_on_the_kept_hand_is_written_as_one_read_from_the_row():
     hand, by_seat = await started()
     layer = get_channel_layer()
     channel = await layer.new_channel()
@@ -185,13 +193,11 @@ async def test_a_move_judged_on_the_kept_hand_is_written_in_one_statement_as_the
     kept = await known(hand)
     kept_state = kept[0].state
     frame = await shown(hand)
-    written = live.KNOWN.written
 
-    after = await services.hand_act_in_loop(
+    after = await services.hand_act_async(
         hand_id=hand.pk, move=move, version=1, user=by_seat[mover_seat], now=now, known=kept
     )
 
-    assert live.KNOWN.written == written + 1
     assert kept[0].version == 1 and kept[0].state == kept_state  # the kept copy unchanged
     row, actions = await fresh(hand)
     assert after is not None and row.version == after.version == 2
@@ -207,36 +213,39 @@ async def test_a_move_judged_on_the_kept_hand_is_written_in_one_statement_as_the
     assert applied(frame, event).state == row.state
 
 
-async def test_a_clock_run_out_on_the_kept_copy_is_left_to_hand_act_whichever_seat_it_is():
+async def test_a_clock_run_out_on_the_kept_copy_is_applied_whichever_seat_it_is():
     for _attempt in range(20):  # a deal where seat 0 leads: its flag is seat number 0
         hand, by_seat = await started()
         if hand.engine_state.to_move == 0:
             break
     assert hand.engine_state.to_move == 0
     kept = await known(hand)
-    tried = (live.KNOWN.written, live.KNOWN.missed)
     late = hand.deadline + timedelta(seconds=1)
 
-    after = await services.hand_act_in_loop(
-        hand_id=hand.pk, move=first_legal(hand), version=1, user=by_seat[0], now=late, known=kept
-    )
+    with pytest.raises(Refused) as refused:
+        await services.hand_act_async(
+            hand_id=hand.pk,
+            move=first_legal(hand),
+            version=1,
+            user=by_seat[0],
+            now=late,
+            known=kept,
+        )
 
-    assert after is None  # hand_act applies the timeout first
-    assert (live.KNOWN.written, live.KNOWN.missed) == tried
+    assert "Your time ran out" in str(refused.value.message)
     row, actions = await fresh(hand)
-    assert (row.version, actions) == (1, [])
+    assert row.version == 2 and row.outcome["reason"] == "timeout" and len(actions) == 1
 
 
-async def test_a_kept_copy_behind_the_page_is_not_used_and_the_locked_move_lands():
+async def test_a_kept_copy_behind_the_page_is_not_used_and_the_move_lands():
     hand, by_seat = await started()
     kept = await known(hand)  # version 1
     first = by_seat[hand.engine_state.to_move]
-    await services.hand_act_in_loop(hand_id=hand.pk, move=first_legal(hand), version=1, user=first)
+    await services.hand_act_async(hand_id=hand.pk, move=first_legal(hand), version=1, user=first)
     row, _actions = await fresh(hand)
-    tried = (live.KNOWN.written, live.KNOWN.missed)
 
     # The page shows version 2; this process still holds version 1.
-    after = await services.hand_act_in_loop(
+    after = await services.hand_act_async(
         hand_id=hand.pk,
         move=first_legal(row),
         version=2,
@@ -244,7 +253,6 @@ async def test_a_kept_copy_behind_the_page_is_not_used_and_the_locked_move_lands
         known=kept,
     )
 
-    assert (live.KNOWN.written, live.KNOWN.missed) == tried  # judged on the row instead
     assert after is not None and after.version == 3
     row, actions = await fresh(hand)
     assert row.version == 3 and [a.index for a in actions] == [0, 1]
@@ -256,15 +264,12 @@ async def test_a_kept_copy_the_row_has_left_writes_nothing():
     mover = by_seat[hand.engine_state.to_move]
     move = first_legal(hand)
     # Another process made the move; this one still holds version 1.
-    await services.hand_act_in_loop(hand_id=hand.pk, move=move, version=1, user=mover)
-    missed = live.KNOWN.missed
+    await services.hand_act_async(hand_id=hand.pk, move=move, version=1, user=mover)
 
     with pytest.raises(Refused) as refused:
-        await services.hand_act_in_loop(
-            hand_id=hand.pk, move=move, version=1, user=mover, known=kept
-        )
+        await services.hand_act_async(hand_id=hand.pk, move=move, version=1, user=mover, known=kept)
 
-    assert live.KNOWN.missed == missed + 1  # written by nobody: the version had gone
+    # Judged on the copy, written by nobody: the version had gone; the row says why.
     assert str(refused.value.message) == "It is not your turn."
     row, actions = await fresh(hand)
     assert row.version == 2 and len(actions) == 1
@@ -280,14 +285,13 @@ async def test_a_seat_handed_to_a_bot_since_the_copy_was_kept_writes_nothing():
         hand.match.players.filter(user=mover).update(bot_level="greedy")
 
     await hand_his_seat_to_a_bot()
-    missed = live.KNOWN.missed
 
     with pytest.raises(Refused) as refused:
-        await services.hand_act_in_loop(
+        await services.hand_act_async(
             hand_id=hand.pk, move=first_legal(hand), version=1, user=mover, known=kept
         )
 
-    assert live.KNOWN.missed == missed + 1
+    # Judged on the copy; the write found the players changed, and the row says why.
     assert str(refused.value.message) == "A bot plays your former seat now."
     row, actions = await fresh(hand)
     assert (row.version, actions) == (1, [])

@@ -11,7 +11,7 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from games import consumers
+from games.live import budgets
 from pan_site.asgi import application
 from pan_site.proxy import ForwardedForMiddleware, client_address
 
@@ -105,7 +105,7 @@ async def test_websocket_budgets_count_the_forwarded_client_only_behind_a_truste
         seen.append(scope["client"][0])
         return False
 
-    monkeypatch.setattr(consumers, "connection_allowed", refuse_and_record)
+    monkeypatch.setattr(budgets, "connection_allowed", refuse_and_record)
     headers = [ORIGIN] + ([(b"x-forwarded-for", forwarded_for)] if forwarded_for else [])
     communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=headers)
     communicator.scope["client"] = (peer, 40123)

@@ -1,0 +1,55 @@
+"""The account's API access tokens page: make a token (shown once), list them with their
+last use, revoke one."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from api import selectors, services
+from api.forms import TokenForm
+from core.errors import Refused
+
+
+@never_cache
+@login_required
+def token_list(request: HttpRequest) -> HttpResponse:
+    """The tokens, and the form that makes one. A token just made is shown on the page
+    that answers the form, once: it is not stored, and never shown again."""
+    form = TokenForm(request.POST or None)
+    new_token = ""
+    if request.method == "POST" and form.is_valid():
+        try:
+            made = services.token_create(
+                owner=request.user,
+                name=form.cleaned_data["name"],
+                scopes=form.cleaned_data["scopes"],
+            )
+        except Refused as exc:
+            form.add_error(None, exc.message)
+        else:
+            new_token = made.token
+            form = TokenForm()
+    context = {
+        "form": form,
+        "new_token": new_token,
+        "tokens": selectors.user_tokens(request.user),
+    }
+    return render(request, "api/tokens.html", context)
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    try:
+        row = services.token_revoke(owner=request.user, token_id=token_id)
+    except Refused as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("The token “%(name)s” is revoked.") % {"name": row.name})
+    return redirect("tokens:list")

@@ -1,0 +1,610 @@
+"""Faults under play, through nginx on two daphnes (`make bench-faults`).
+
+Each scenario starts the production shape afresh (nginx as ``make run-prod`` runs it,
+``deploy/nginx.py``; two daphnes; the Celery worker and beat), creates N tables of four
+signed-in players (default 50) whose sockets go through nginx and reconnect as the page
+does (``bench.load_client`` with ``reconnect``), and ten two-player tables on short
+clocks whose first deadlines fall during the fault, nobody moving at them. After
+``--before`` s of play, one fault:
+
+* ``daphne``: kill -9 the first daphne; start it again ``--daphne-down`` s later;
+* ``redis``: stop Redis (SIGTERM), start it again ``--redis-down`` s later (it keeps no
+  data: what waited in it is gone); a lobby socket, and a table created every second
+  from then on, show when the lobby updates again;
+* ``postgres``: stop PostgreSQL (``pg_ctl stop -m fast``), start it again
+  ``--postgres-down`` s later.
+
+Play goes on for ``--after`` s after the fault ends. Then, for the scenario:
+
+* sockets: how many the fault dropped, and when each was open and shown the table again
+  (from the fault), through which daphne;
+* moves: sent, acknowledged (the sender was shown the table after it), applied (the
+  hands' versions in the database), *lost* (acknowledged but not in the database),
+  *applied without a send* (a version with no move sent at it: applied twice, or
+  by something else), given up after a reconnect (shown not applied: played again),
+  the refusals' texts, and *half-applied* hands (a hand whose log rows differ from its
+  state's history);
+* play: how long after the fault began every table had a move reach all four seats;
+* clocks: of the timeouts due during the fault, how many landed and how late.
+
+Every service it breaks is its own: a Redis on a free port and a PostgreSQL cluster
+initialised into a temporary folder (as the ``postgres`` user when run by root), on a
+free port; the machine's Redis and PostgreSQL are never touched. The database is
+``pan_bench_faults`` in that cluster. Every process it starts is stopped at the end, also
+on Ctrl-C. The logs stay in a temporary folder (printed at the end).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import glob
+import json
+import logging
+import os
+import pwd
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+os.environ.setdefault("CHANNELS_PREFIX", "pan-bench-faults")
+os.environ.setdefault("DEBUG", "false")
+os.environ.setdefault("SECRET_KEY", "bench-faults-not-secret-" + "k" * 40)
+os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
+os.environ.setdefault("CELERY_QUEUE", "pan-bench-faults")
+
+from bench import start_django, use_services
+
+use_services(database="pan_bench_faults", queue="pan-bench-faults")
+
+from websockets.asyncio.client import connect  # noqa: E402
+from websockets.exceptions import ConnectionClosed, InvalidHandshake  # noqa: E402
+
+from bench.bench_clock import schedule_deadlines  # noqa: E402
+from bench.bench_load import (  # noqa: E402
+    Server,
+    code_version,
+    raise_open_files,
+    seat_tables,
+    site_seats,
+    start_daphnes,
+    start_nginx,
+    start_workers,
+    stopped_on_sigterm,
+    tracebacks,
+)
+from bench.load_client import PING, LoadRun, Pending, SeatSpec, quantile  # noqa: E402
+from deploy.nginx import LocalNginx  # noqa: E402
+from tests.processes import free_port, wait_for_port  # noqa: E402
+
+SCENARIOS = ("daphne", "redis", "postgres")
+DATABASE = "pan_bench_faults"
+
+
+def parse_options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--scenarios",
+        type=lambda text: [s for s in text.split(",") if s],
+        default=list(SCENARIOS),
+        help=f"some of {','.join(SCENARIOS)}, run in that order",
+    )
+    parser.add_argument("--tables", type=int, default=50, help="tables of four players")
+    parser.add_argument("--clock-tables", type=int, default=10, help="timeouts due in the fault")
+    parser.add_argument("--before", type=float, default=10.0, help="s of play before the fault")
+    parser.add_argument("--after", type=float, default=30.0, help="s of play after it ends")
+    parser.add_argument("--daphne-down", type=float, default=5.0, help="s until the restart")
+    parser.add_argument("--redis-down", type=float, default=3.0)
+    parser.add_argument("--postgres-down", type=float, default=10.0)
+    parser.add_argument("--pace", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"))
+    parser.add_argument("--move-timeout", type=float, default=15.0, help="s until a move is lost")
+    parser.add_argument("--stall-after", type=float, default=20.0, help="s of nothing: resync")
+    options = parser.parse_args()
+    if not options.scenarios or set(options.scenarios) - set(SCENARIOS):
+        parser.error(f"--scenarios takes some of {','.join(SCENARIOS)}")
+    if options.before < 2:
+        parser.error("--before must leave at least 2 s to create the clock tables")
+    return options
+
+
+# --- the services it breaks: its own ---------------------------------------------------------
+
+
+class OwnRedis:
+    """A Redis on a free port of this machine, keeping nothing on disk, that this bench may
+    stop and start again."""
+
+    def __init__(self, folder: Path) -> None:
+        binary = shutil.which("redis-server") or "/usr/sbin/redis-server"
+        if not os.access(binary, os.X_OK):
+            raise SystemExit("bench-faults: redis-server is not installed")
+        self.port, self.folder, self.binary = free_port(), folder, binary
+        self.proc: subprocess.Popen | None = None
+        self.log = folder / "redis.log"
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        args = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
+        args += ["--save", "", "--appendonly", "no", "--dir", str(self.folder)]
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        wait_for_port(self.port, proc=self.proc, log=self.log)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+class OwnPostgres:
+    """A PostgreSQL cluster of its own (initdb into a temporary folder, trust for local
+    connections, no fsync) on a free port, that this bench may stop and start again."""
+
+    def __init__(self, folder: Path) -> None:
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), key=_version)
+        if not found:
+            raise SystemExit("bench-faults: PostgreSQL's server programs are not installed")
+        self.bin = Path(found[-1]).parent
+        self.port, self.folder = free_port(), folder
+        self.data, self.log = folder / "data", folder / "postgres.log"
+        # initdb refuses root: root runs the cluster as the postgres user.
+        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        if self.as_user:
+            account = pwd.getpwnam("postgres")
+            os.chown(folder, account.pw_uid, account.pw_gid)
+        self._run(
+            "initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
+            "--no-sync",
+        )  # fmt: skip
+
+    @property
+    def url(self) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{DATABASE}"
+
+    def _run(self, program: str, *args: str) -> None:
+        command = [*self.as_user, str(self.bin / program), *args]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"{program} failed: {result.stderr or result.stdout}")
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
+        )
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        with contextlib.suppress(RuntimeError):  # already stopped
+            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+
+
+def _version(path: str) -> float:
+    number = Path(path).parent.parent.name
+    return float(number) if number.replace(".", "").isdigit() else 0.0
+
+
+@contextmanager
+def own_services(logs: Path) -> Iterator[tuple[OwnRedis, OwnPostgres]]:
+    """The bench's Redis and PostgreSQL, started, and pointed at by the environment that
+    this process (Django, set up next) and every process it starts read."""
+    cluster = Path(tempfile.mkdtemp(prefix="bench-faults-pg-"))
+    redis_server, postgres = OwnRedis(logs), None
+    try:
+        redis_server.start()
+        postgres = OwnPostgres(cluster)
+        postgres.start()
+        os.environ["REDIS_URL"], os.environ["DATABASE_URL"] = redis_server.url, postgres.url
+        yield redis_server, postgres
+    finally:
+        redis_server.stop()
+        if postgres is not None:
+            postgres.stop("immediate")
+        shutil.rmtree(cluster, ignore_errors=True)
+
+
+# --- one scenario ------------------------------------------------------------------------------
+
+
+@dataclass
+class Fault:
+    """What broke and when (monotonic): from ``began`` until ``ended``."""
+
+    name: str
+    what: str = ""
+    began: float = 0.0
+    ended: float = 0.0
+    victim: str = ""  # the daphne killed (host:port)
+    lobby_seen: float | None = None  # the lobby showed a table created after the fault
+    lobby_probes: int = 0
+
+
+class LobbyWatch:
+    """A visitor's lobby socket through nginx, reopened as the page does, keeping when it
+    first showed each of the names it is looking for."""
+
+    def __init__(self, nginx: LocalNginx) -> None:
+        self.url, self.origin = f"ws://{nginx.host}:{nginx.port}/ws/lobby/", nginx.url
+        self.wanted: set[str] = set()
+        self.seen: dict[str, float] = {}
+        self.closing = False
+
+    async def watch(self) -> None:
+        tries = 0
+        while not self.closing:
+            try:
+                async with connect(self.url, origin=self.origin, ping_interval=None) as ws:
+                    tries = 0
+                    async for frame in ws:
+                        self.receive(str(frame), time.monotonic())
+                        ping = PING.search(str(frame))
+                        if ping:
+                            await ws.send(json.dumps({"action": "pong", "t": ping.group(1)}))
+            except (OSError, TimeoutError, InvalidHandshake, ConnectionClosed):
+                pass
+            await asyncio.sleep(random.uniform(0, 2 ** min(tries, 6)))
+            tries += 1
+
+    def receive(self, frame: str, now: float) -> None:
+        for name in self.wanted:
+            if name in frame:
+                self.seen.setdefault(name, now)
+
+
+def create_lobby_table(name: str) -> None:
+    """A public table with its owner seated, as a player would open one."""
+    from accounts.models import User
+    from games import services
+    from games.engine import Rules
+
+    stamp = time.time_ns()
+    owner = User.objects.create(username=f"lobby{stamp}", email=f"lobby{stamp}@example.com")
+    services.table_create(owner=owner, name=name, rules=Rules(), seats=4, base_seconds=600)
+
+
+async def inject(
+    fault: Fault,
+    options: argparse.Namespace,
+    *,
+    site: list[Server],
+    stack: ExitStack,
+    logs: Path,
+    redis_server: OwnRedis,
+    postgres: OwnPostgres,
+    lobby: LobbyWatch | None,
+) -> None:
+    """Wait ``--before`` s, break one thing, mend it; record when."""
+    await asyncio.sleep(options.before)
+    fault.began = time.monotonic()
+    if fault.name == "daphne":
+        victim = site[0]
+        fault.victim = f"127.0.0.1:{victim.port}"
+        fault.what = f"kill -9 of daphne {fault.victim}, restarted after {options.daphne_down:g} s"
+        os.killpg(victim.proc.pid, signal.SIGKILL)
+        victim.proc.wait(10)
+        await asyncio.sleep(options.daphne_down)
+        await asyncio.to_thread(
+            start_daphnes, stack, 1, logs=logs, name="daphne1-again", ports=[victim.port]
+        )
+    elif fault.name == "redis":
+        fault.what = f"Redis stopped (SIGTERM), started again after {options.redis_down:g} s"
+        await asyncio.to_thread(redis_server.stop)
+        await asyncio.sleep(options.redis_down)
+        await asyncio.to_thread(redis_server.start)
+    else:
+        fault.what = (
+            f"PostgreSQL stopped (pg_ctl stop -m fast), started again after "
+            f"{options.postgres_down:g} s"
+        )
+        await asyncio.to_thread(postgres.stop, "fast")
+        await asyncio.sleep(options.postgres_down)
+        await asyncio.to_thread(postgres.start)
+    fault.ended = time.monotonic()
+    if lobby is not None:
+        # A table opened every second until the lobby shows one: when it updates again.
+        while lobby.seen == {} and time.monotonic() - fault.ended < options.after - 1:
+            name = f"lobby probe {fault.lobby_probes}"
+            lobby.wanted.add(name)
+            fault.lobby_probes += 1
+            with contextlib.suppress(Exception):  # the probe itself may meet the fault
+                await asyncio.to_thread(create_lobby_table, name)
+            await asyncio.sleep(1.0)
+        if lobby.seen:
+            fault.lobby_seen = min(lobby.seen.values())
+
+
+async def play(
+    seats: list[list[SeatSpec]],
+    fault: Fault,
+    options: argparse.Namespace,
+    *,
+    nginx: LocalNginx,
+    **services: object,
+) -> tuple[LoadRun, dict[int, object]]:
+    """Connect, play through the fault, close; returns the run and the clock tables'
+    first deadlines by hand."""
+    run = LoadRun(
+        seats,
+        pace=tuple(options.pace),
+        move_timeout=options.move_timeout,
+        stall_after=options.stall_after,
+        reconnect=True,
+    )
+    lobby = LobbyWatch(nginx) if fault.name == "redis" else None
+    watching = asyncio.create_task(lobby.watch()) if lobby is not None else None
+    try:
+        await run.connect()
+        await run.warm_up(60)
+        # Created over the first seconds of play, each with a clock as long as the wait
+        # until the fault: their first deadlines fall in the fault's first seconds.
+        clocks = asyncio.create_task(
+            asyncio.to_thread(
+                schedule_deadlines,
+                options.clock_tables,
+                options.before - 1,
+                max(5, round(options.before)),
+            )
+        )
+        breaking = asyncio.create_task(inject(fault, options, lobby=lobby, **services))
+        seconds = options.before + _down(fault.name, options) + options.after
+        await run.play(seconds, give_up=seconds)
+        await breaking
+        deadlines = await clocks
+        return run, deadlines
+    finally:
+        await run.close()
+        if lobby is not None and watching is not None:
+            lobby.closing = True
+            watching.cancel()
+
+
+def _down(name: str, options: argparse.Namespace) -> float:
+    return {
+        "daphne": options.daphne_down,
+        "redis": options.redis_down,
+        "postgres": options.postgres_down,
+    }[name]
+
+
+# --- what happened ----------------------------------------------------------------------------
+
+
+@dataclass
+class Moves:
+    sent: int = 0
+    acknowledged: int = 0
+    applied: int = 0  # version steps of the tables' hands in the database
+    lost: list[tuple[int, int]] = field(default_factory=list)  # acknowledged, not applied
+    unsent: list[tuple[int, int]] = field(default_factory=list)  # applied, nothing sent
+    given_up: int = 0
+    sent_again: int = 0  # a second send at one hand's version
+    half_applied: list[int] = field(default_factory=list)
+
+
+def compare_with_database(run: LoadRun) -> Moves:
+    """The moves the clients sent and saw acknowledged, against the hands' versions and
+    logs in the database."""
+    from django.db import connections
+    from django.db.models import Count
+
+    from games.models import Hand
+
+    connections.close_all()  # a connection from before a PostgreSQL restart is dead
+    journal: dict[tuple[int, int], list[Pending]] = {}
+    for _table, pending in run.journal:
+        journal.setdefault((pending.hand, pending.version), []).append(pending)
+    hands = (
+        Hand.objects.filter(pk__in={hand for hand, _ in journal})
+        .annotate(rows=Count("actions"))
+        .only("pk", "version", "state", "outcome")
+    )
+    moves = Moves(sent=len(run.journal))
+    for hand in hands:
+        for version in range(1, hand.version):
+            if (hand.pk, version) not in journal:
+                moves.unsent.append((hand.pk, version))
+        moves.applied += hand.version - 1
+        if hand.rows != hand.engine_state.history_length:
+            moves.half_applied.append(hand.pk)
+    versions = {hand.pk: hand.version for hand in hands}
+    for (hand, version), sends in journal.items():
+        moves.sent_again += len(sends) - 1
+        for pending in sends:
+            moves.given_up += pending.given_up
+            if pending.acknowledged:
+                moves.acknowledged += 1
+                if version >= versions.get(hand, 0):
+                    moves.lost.append((hand, version))
+    return moves
+
+
+def resumed(run: LoadRun, since: float) -> dict[int, float | None]:
+    """For each playing table (by index): seconds from ``since`` until the first move sent
+    after it reached all four seats (None: none did)."""
+    first: dict[int, float] = {}
+    for table, pending in run.journal:
+        if pending.sent >= since and len(pending.arrived) == len(table.seats):
+            done = max(pending.arrived.values()) - since
+            first[table.index] = min(first.get(table.index, done), done)
+    return {table.index: first.get(table.index) for table in run.tables if table.complete}
+
+
+def clock_report(deadlines: dict[int, object], *, wait: float) -> str:
+    """How many of the clock tables' first hands timed out, and how late."""
+    from django.db import connections
+
+    from games.models import Hand
+
+    connections.close_all()
+    give_up = time.monotonic() + wait
+    finished: dict[int, object] = {}
+    while time.monotonic() < give_up:
+        finished = dict(Hand.objects.filter(pk__in=deadlines).values_list("pk", "finished_at"))
+        if all(finished.values()):
+            break
+        time.sleep(0.5)
+    late = [
+        (finished[pk] - deadline).total_seconds() * 1000
+        for pk, deadline in deadlines.items()
+        if finished.get(pk) is not None
+    ]
+    if not late:
+        return f"clocks: none of {len(deadlines)} timeouts landed within {wait:.0f} s"
+    return (
+        f"clocks: {len(late)}/{len(deadlines)} timeouts due during the fault landed, lateness "
+        f"p50={quantile(late, 0.5):.0f} max={max(late):.0f} ms"
+    )
+
+
+def stop_clock_tables(deadlines: dict[int, object]) -> None:
+    """Annul the clock tables' matches, so that the next scenario's processes never deal
+    and time them out."""
+    from games import services
+    from games.models import Hand
+
+    for match_id in set(Hand.objects.filter(pk__in=deadlines).values_list("match_id", flat=True)):
+        services.match_set_annulled(match_id=match_id)
+
+
+def seconds_text(values: list[float]) -> str:
+    if not values:
+        return "none"
+    return f"p50={quantile(values, 0.5):.1f} max={max(values):.1f} s"
+
+
+def report(
+    fault: Fault, run: LoadRun, moves: Moves, clocks: str, logs_before: int, logs: Path
+) -> None:
+    dropped = [r for r in run.reconnects if r.closed >= fault.began]
+    opened = [r for r in dropped if r.opened is not None]
+    shown = [r.shown - fault.began for r in dropped if r.shown is not None]
+    through = Counter(r.upstream_after or "?" for r in opened)
+    print(f"faults: {fault.name}: {fault.what}")
+    line = (
+        f"  sockets: dropped by the fault {len(dropped)} of {len(run.seats)}, open again "
+        f"{len(opened)} (through {dict(through) or 'none'}), shown the table again "
+        f"{len(shown)}"
+    )
+    if shown:
+        line += f": every one within {max(shown):.1f} s of the fault ({seconds_text(shown)})"
+    print(f"{line}; open at the end {run.connected()}")
+    print(
+        f"  moves: sent {moves.sent}, acknowledged {moves.acknowledged}, applied "
+        f"{moves.applied}; LOST (acknowledged, not in the database) {len(moves.lost)}, "
+        f"APPLIED WITHOUT A SEND (twice) {len(moves.unsent)}, given up after a reconnect "
+        f"(shown not applied) {moves.given_up}, sent again at one version "
+        f"{moves.sent_again}; HALF-APPLIED hands {len(moves.half_applied)}"
+    )
+    if moves.lost or moves.unsent or moves.half_applied:
+        print(f"  lost {moves.lost[:10]} unsent {moves.unsent[:10]} half {moves.half_applied[:10]}")
+    back = resumed(run, fault.began)
+    hit = {r.table for r in dropped}
+    for label, tables in (("every table", set(back)), ("its dropped sockets' tables", hit)):
+        if not tables:
+            continue
+        times = [back[t] for t in tables if back.get(t) is not None]
+        never = sum(1 for t in tables if back.get(t) is None)
+        print(
+            f"  play, {label} ({len(tables)}): a move sent after the fault began reached all "
+            f"four seats after {seconds_text(times)} from the fault; never: {never}"
+        )
+    print(f"  the fault lasted {fault.ended - fault.began:.1f} s")
+    if fault.name == "redis":
+        seen = (
+            f"{fault.lobby_seen - fault.ended:.1f} s after Redis was back"
+            if fault.lobby_seen is not None
+            else "never"
+        )
+        print(
+            f"  lobby: showed a table created after the restart {seen} "
+            f"({fault.lobby_probes} tables opened, one a second)"
+        )
+    print(f"  {clocks}")
+    print(f"  client: {run.errors.summary()}")
+    for detail in run.errors.details():
+        print(f"  client: {detail}")
+    print(f"  server logs: {tracebacks(logs) - logs_before} tracebacks ({logs})")
+    sys.stdout.flush()
+
+
+def scenario(
+    name: str, options: argparse.Namespace, logs: Path, redis_server: OwnRedis, pg: OwnPostgres
+) -> None:
+    logs = logs / name
+    logs.mkdir()
+    with ExitStack() as stack:
+        start_workers(stack, logs)
+        site = start_daphnes(stack, 2, logs=logs, name="daphne")
+        nginx = start_nginx(stack, site, logs=logs)
+        data = seat_tables(options.tables, label=f"faults-{name}")
+        seats = site_seats(data, site, via=nginx)
+        logs_before = tracebacks(logs)
+        fault = Fault(name)
+        run, deadlines = asyncio.run(
+            play(
+                seats,
+                fault,
+                options,
+                nginx=nginx,
+                site=site,
+                stack=stack,
+                logs=logs,
+                redis_server=redis_server,
+                postgres=pg,
+            )
+        )
+        moves = compare_with_database(run)
+        clocks = clock_report(deadlines, wait=30)
+        report(fault, run, moves, clocks, logs_before, logs)
+        stop_clock_tables(deadlines)
+
+
+def main() -> None:
+    options = parse_options()
+    raise_open_files()
+    logs = Path(tempfile.mkdtemp(prefix="bench-faults-"))
+    print(
+        f"bench-faults: cores={os.cpu_count()} (load average {os.getloadavg()[0]:.1f}), "
+        f"tables={options.tables} of four signed-in players through nginx on 2 daphnes, "
+        f"pace {options.pace[0]:g}-{options.pace[1]:g} s per move per table (open loop), "
+        f"clock 3600+0 s; {options.clock_tables} clock tables of two; play {options.before:g} "
+        f"s before the fault and {options.after:g} s after it; move timeout "
+        f"{options.move_timeout:g} s, resync after {options.stall_after:g} s without "
+        f"progress; scenarios {','.join(options.scenarios)}; {code_version()}"
+    )
+    sys.stdout.flush()
+    try:
+        with stopped_on_sigterm(), own_services(logs) as (redis_server, postgres):
+            start_django(fresh=True)
+            # Annulling the clock tables' matches replays ratings: nothing to print.
+            logging.getLogger("games.ratings").setLevel(logging.WARNING)
+            for name in options.scenarios:
+                scenario(name, options, logs, redis_server, postgres)
+    except KeyboardInterrupt:
+        print("interrupted: every process this run started has been stopped")
+        raise SystemExit(130) from None
+    finally:
+        print(f"logs: {logs}")
+
+
+if __name__ == "__main__":
+    main()

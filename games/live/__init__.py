@@ -1,0 +1,53 @@
+"""The live room: what every socket of the site stands on, in one daphne process.
+
+- ``sockets.LiveSocket``: the one base of every socket (table, lobby, tournament, the
+  "Play now" panel): who may open one, the limits on sockets and frames, the user's
+  group and what moderation sends there, one dispatch loop on one queue.
+- ``budgets``: sockets per user and per address, connections per minute, frames per
+  socket.
+- ``tables.LIVE``: the tables this process shows: the last snapshot of each, kept up to
+  date from the moves' events without reading the database, renders shared by the
+  viewers who see a table alike.
+- ``presence.PONGS``: presence and lag from the pongs, written in batches.
+- ``db.in_pool``: the one way from the event loop to the database.
+- the channel layer is the project's own (``core.channel_layer``).
+
+The way of a move through it is told in docs/architecture.md.
+"""
+
+from games.live.budgets import (
+    COMMAND_BURST,
+    FLOOD_CLOSE,
+    MAX_FRAME,
+    SOCKETS_PER_USER,
+    connection_allowed,
+)
+from games.live.db import in_pool
+from games.live.presence import PING_EVERY, PONGS
+from games.live.sockets import (
+    CLOSE_BANNED,
+    CLOSE_LIMITED,
+    LOG_IN,
+    LiveSocket,
+    socket_language,
+    user_is_banned,
+)
+from games.live.tables import LIVE
+
+__all__ = [
+    "CLOSE_BANNED",
+    "CLOSE_LIMITED",
+    "COMMAND_BURST",
+    "FLOOD_CLOSE",
+    "LIVE",
+    "LOG_IN",
+    "MAX_FRAME",
+    "PING_EVERY",
+    "PONGS",
+    "SOCKETS_PER_USER",
+    "LiveSocket",
+    "connection_allowed",
+    "in_pool",
+    "socket_language",
+    "user_is_banned",
+]

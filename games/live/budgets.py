@@ -1,0 +1,75 @@
+"""What one person may hold of the live room: sockets open at once in a process,
+sockets opened per minute across the site, frames per socket."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from django.core.cache import cache
+
+COMMAND_BURST, COMMAND_WINDOW = 20, 5.0  # at most 20 frames in 5 seconds per socket
+FLOOD_CLOSE = 5 * COMMAND_BURST  # a socket that keeps sending far past the limit is closed
+MAX_FRAME = 4096  # characters: no command of ours is longer
+CONNECTIONS_PER_MINUTE = 60  # per user (or per address for visitors)
+SOCKETS_PER_USER, SOCKETS_PER_ADDRESS = 12, 40  # open at once, in one process
+
+
+class OpenSockets:
+    """Sockets open at once in this process, per user (or per address for visitors)."""
+
+    def __init__(self) -> None:
+        self._open: Counter[str] = Counter()
+
+    def take(self, who: str, limit: int) -> bool:
+        if self._open[who] >= limit:
+            return False
+        self._open[who] += 1
+        return True
+
+    def give_back(self, who: str) -> None:
+        self._open[who] -= 1
+        if self._open[who] <= 0:
+            del self._open[who]
+
+
+OPEN_SOCKETS = OpenSockets()
+
+
+def who(scope: dict[str, Any]) -> tuple[str, int]:
+    """Whom a socket counts against, and how many he may hold open at once."""
+    user = scope.get("user")
+    if user is not None and user.is_authenticated:
+        return f"u{user.pk}", SOCKETS_PER_USER
+    client = scope.get("client") or ("unknown", 0)
+    return f"ip{client[0]}", SOCKETS_PER_ADDRESS
+
+
+def connection_allowed(scope: dict[str, Any]) -> bool:
+    """Count a new socket against its user's (or address's) budget per minute, in the
+    cache: every process of the site counts together."""
+    owner, _limit = who(scope)
+    key = f"ws-connects:{owner}:{int(time.time() // 60)}"
+    cache.add(key, 0, 70)
+    try:
+        return cache.incr(key) <= CONNECTIONS_PER_MINUTE
+    except ValueError:
+        return True
+
+
+class FrameWindow:
+    """The frames one socket sent within the last ``COMMAND_WINDOW`` seconds."""
+
+    __slots__ = ("times",)
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+
+    def count(self) -> int:
+        """Count one frame (of any kind: commands, pongs, garbage); how many the window
+        holds with it."""
+        now = time.monotonic()
+        self.times = [t for t in self.times if now - t < COMMAND_WINDOW]
+        self.times.append(now)
+        return len(self.times)

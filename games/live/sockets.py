@@ -1,0 +1,317 @@
+"""The one base of every socket of the site (``LiveSocket``): the table, the lobby, a
+tournament page, the "Play now" panel and whatever else a page listens on.
+
+Every socket, whatever it shows:
+
+- is refused when its user is banned, holds too many sockets open in the process, or
+  opened too many across the site in the last minute (``budgets``);
+- counts every frame it receives: past ``COMMAND_BURST`` frames in ``COMMAND_WINDOW``
+  seconds they are dropped (a command gets a refusal), far past it the socket is
+  closed; a frame longer than ``MAX_FRAME`` is dropped;
+- joins its user's group (``core.broadcast.user_group``) and answers what moderation
+  and the tournaments send there (``user.kick``, ``user.follow``, ``user.notice``,
+  ``user.mute_changed``); an event of a type it has no handler for is not its to show
+  (another kind of socket's, or an API stream's) and is passed over;
+- reaches the database from the event loop only through ``in_pool``.
+
+The dispatch loop waits on ONE queue: the project's channel layer delivers the groups'
+messages into it (``PubSubChannelLayer.inbox``), and a task of the socket's puts the
+websocket's frames there too. Another layer (the embedded mode's) is read by a second
+such task. Channels' own loop waits on two tasks at once for every message, which wakes
+the consumer three times where this wakes it once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
+from django.utils.translation.trans_real import parse_accept_lang_header
+
+import games.live.budgets as budgets
+from accounts import notices
+from accounts.models import User
+from core import broadcast, fragments
+from core.channel_layer import PubSubChannelLayer
+from games.commands import UNREADABLE
+from games.live.db import in_pool
+from games.models import table_title
+
+logger = logging.getLogger(__name__)
+
+CLOSE_LIMITED = 4429
+CLOSE_BANNED = 4403  # htmx's ws extension does not reconnect on it
+LOG_IN = gettext_lazy("Log in to play or chat.")
+SLOW_DOWN = gettext_lazy("Too many commands; slow down.")
+
+
+def user_is_banned(user: User | None) -> bool:
+    """A signed-in user whose ban is in force (his new sockets are refused)."""
+    return user is not None and user.is_authenticated and user.is_banned()
+
+
+def socket_language(scope: dict[str, Any]) -> str:
+    """The language to render in: the user's, else the language cookie's, else the browser's."""
+    supported = dict(settings.LANGUAGES)
+    user = scope.get("user")
+    if user is not None and user.is_authenticated and user.language in supported:
+        return user.language
+    cookie = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME, "")
+    if cookie in supported:
+        return cookie
+    for name, value in scope.get("headers", []):
+        if name == b"accept-language":
+            for code, _quality in parse_accept_lang_header(value.decode("latin-1")):
+                if code[:2] in supported:
+                    return code[:2]
+    return settings.LANGUAGE_CODE
+
+
+class _Frame:
+    """A message from the websocket (or a non-project layer), in the socket's one queue."""
+
+    __slots__ = ("error", "message")
+
+    def __init__(self, message: dict[str, Any] | None, error: BaseException | None = None) -> None:
+        self.message, self.error = message, error
+
+
+async def _pump(receive: Callable[[], Awaitable[dict[str, Any]]], inbox: asyncio.Queue) -> None:
+    """``receive``'s messages into ``inbox``, as they come; its failure too, for the
+    consumer to raise as Channels' loop would."""
+    while True:
+        try:
+            message = await receive()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:
+            inbox.put_nowait(_Frame(None, error))
+            return
+        inbox.put_nowait(_Frame(message))
+
+
+class LiveSocket(AsyncWebsocketConsumer):
+    """A socket of the live room. A subclass says what it is with:
+
+    - ``signed_in_only``: visitors are closed at once (``CLOSE_BANNED``);
+    - ``may_open()``: run in a thread before the socket is accepted (a visitor may
+      watch this table?); False closes it with ``refused_code``;
+    - ``listen()``: the groups it joins besides its user's;
+    - ``opened()`` after it is accepted, ``closing()`` when it closes;
+    - ``command(text)``: a text frame within the limits (by default the socket only
+      listens, and a frame is ignored).
+    """
+
+    signed_in_only = False
+    refused_code = 4403
+    user: User | None = None
+    language: str = ""
+    user_group_name: str | None = None
+    socket_owner: str | None = None
+    listening: tuple[str, ...] = ()
+
+    # --- the dispatch loop -------------------------------------------------------------
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.scope, self.base_send = scope, send
+        layer = self.channel_layer = get_channel_layer(self.channel_layer_alias)
+        self.channel_name = await layer.new_channel()
+        if isinstance(layer, PubSubChannelLayer):
+            inbox = layer.inbox(self.channel_name)
+            pumps = [asyncio.ensure_future(_pump(receive, inbox))]
+        else:
+            inbox = asyncio.Queue()
+            group_messages = functools.partial(layer.receive, self.channel_name)
+            pumps = [
+                asyncio.ensure_future(_pump(receive, inbox)),
+                asyncio.ensure_future(_pump(group_messages, inbox)),
+            ]
+        try:
+            while True:
+                item = await inbox.get()
+                if isinstance(item, bytes):
+                    message = layer.deserialize(item)
+                elif isinstance(item, _Frame):
+                    if item.error is not None:
+                        raise item.error
+                    message = item.message
+                else:
+                    message = item
+                await self.dispatch(message)
+        except StopConsumer:
+            pass
+        finally:
+            for pump in pumps:
+                pump.cancel()
+            if isinstance(layer, PubSubChannelLayer):
+                layer.drop_channel(self.channel_name)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """The handler of the message's type; a group event no handler takes is passed
+        over. (Channels closes stale database connections before every message, in a
+        thread: every database call here runs through ``in_pool``, which does it.)"""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is not None:
+            await handler(message)
+        elif message["type"].startswith("websocket."):
+            raise ValueError(f"No handler for message type {message['type']}")
+        else:
+            logger.debug("%s passes over %s", type(self).__name__, message["type"])
+
+    # --- opening and closing -------------------------------------------------------------
+
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.language = socket_language(self.scope)
+        signed_in = self.user is not None and self.user.is_authenticated
+        if (self.signed_in_only and not signed_in) or user_is_banned(self.user):
+            await self.close(code=CLOSE_BANNED)
+            return
+        owner, limit = budgets.who(self.scope)
+        if not budgets.OPEN_SOCKETS.take(owner, limit):
+            await self.close(code=CLOSE_LIMITED)
+            return
+        self.socket_owner = owner
+        refused = await in_pool(self._admission)()
+        if refused is not None:
+            await self.close(code=refused)
+            return
+        self.listening = tuple(self.listen())
+        for group in self.listening:
+            await self.channel_layer.group_add(group, self.channel_name)
+        if signed_in:
+            self.user_group_name = broadcast.user_group(self.user.pk)
+            await self.channel_layer.group_add(self.user_group_name, self.channel_name)
+        await self.accept()
+        await self.opened()
+
+    async def disconnect(self, code: int) -> None:
+        if self.socket_owner is not None:
+            budgets.OPEN_SOCKETS.give_back(self.socket_owner)
+            self.socket_owner = None
+        await self.leave_groups()
+        await self.closing()
+
+    async def leave_groups(self) -> None:
+        for group in self.listening:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        self.listening = ()
+        if self.user_group_name is not None:
+            await self.channel_layer.group_discard(self.user_group_name, self.channel_name)
+            self.user_group_name = None
+
+    def _admission(self) -> int | None:
+        """In one trip to the pool: the close code of a socket refused, or None."""
+        if not budgets.connection_allowed(self.scope):
+            return CLOSE_LIMITED
+        return None if self.may_open() else self.refused_code
+
+    def may_open(self) -> bool:
+        return True
+
+    def listen(self) -> list[str]:
+        return []
+
+    async def opened(self) -> None:
+        pass
+
+    async def closing(self) -> None:
+        pass
+
+    # --- frames --------------------------------------------------------------------------
+
+    frames: budgets.FrameWindow | None = None
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.frames is None:
+            self.frames = budgets.FrameWindow()
+        counted = self.frames.count()
+        if counted > budgets.COMMAND_BURST:
+            if counted > budgets.FLOOD_CLOSE:
+                await self.close(code=CLOSE_LIMITED)
+            elif counted == budgets.COMMAND_BURST + 1:
+                await self.refuse(SLOW_DOWN)
+            return
+        if text_data is None or len(text_data) > budgets.MAX_FRAME:
+            await self.refuse(UNREADABLE)
+            return
+        await self.command(text_data)
+
+    async def command(self, text: str) -> None:
+        """A frame within the limits; this socket only listens."""
+
+    async def refuse(self, message: str | Promise) -> None:
+        """Say why a frame was not taken (too many, unreadable): a socket that takes
+        commands shows it; one that only listens says nothing."""
+
+    # --- the user's group: moderation and tournaments ---------------------------------------
+
+    def signed_in_user(self) -> User | None:
+        user = self.user
+        return user if user is not None and user.is_authenticated else None
+
+    async def user_kick(self, event: dict[str, Any]) -> None:
+        """Banned or logged out everywhere: say why, then close the socket."""
+        html = await in_pool(self._render_kick)(str(event.get("why", "")))
+        await self.send(text_data=html)
+        await self.leave_groups()
+        await self.close(code=CLOSE_BANNED)
+
+    def _render_kick(self, why: str) -> str:
+        user = self.signed_in_user()
+        with translation.override(self.language):
+            if why == "banned" and user is not None:
+                user.refresh_from_db(fields=["banned_until", "ban_reason"])
+                return notices.socket_notice_fragment(notices.ban_notice(user))
+            return notices.socket_notice_fragment(notices.logged_out_notice())
+
+    async def user_follow(self, event: dict[str, Any]) -> None:
+        """A tournament seated, moved or eliminated this user: the page goes where he plays
+        now (tournaments.events). The fragment is the tournament's (``core.fragments``)."""
+        html = await in_pool(fragments.render)(event, self.language)
+        if html:
+            await self.send(text_data=html)
+
+    async def user_notice(self, event: dict[str, Any]) -> None:
+        if event.get("kind") == "removed":
+            html = await in_pool(self._render_removed)(event)
+            await self.send(text_data=html)
+
+    def _render_removed(self, event: dict[str, Any]) -> str:
+        with translation.override(self.language):
+            return notices.socket_notice_fragment(
+                notices.removed_notice(
+                    table_name=table_title(
+                        str(event.get("table", "")), str(event.get("owner", ""))
+                    ),
+                    reason=str(event.get("reason", "")),
+                )
+            )
+
+    async def user_mute_changed(self, event: dict[str, Any]) -> None:
+        """Muted or unmuted: a table page shows (or drops) the notice by its chat form."""
+        if getattr(self, "table_id", None) is None:
+            return  # only the table has a chat
+        html = await in_pool(self._render_mute_notice)()
+        await self.send(text_data=html)
+
+    def _render_mute_notice(self) -> str:
+        user = self.signed_in_user()
+        if user is not None:
+            user.refresh_from_db(fields=["muted_until", "mute_reason"])
+        with translation.override(self.language):
+            return render_to_string(
+                "games/table.html#mute-notice", {"v": {"viewer": user}, "oob": True}
+            )

@@ -1,0 +1,274 @@
+"""The live room's memory of the tables in one daphne process (``LIVE``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
+
+from games import selectors
+from games.live.db import in_pool
+from games.models import Hand, MatchPlayer
+
+logger = logging.getLogger(__name__)
+
+V = TypeVar("V")
+
+LAG_REFRESH = 20.0  # the live room reads the players' lags again this often per table
+PRESENCE_BATCH = 0.5  # seconds: the tables due for it within this are read together
+
+
+class Recent(Generic[V]):
+    """A few recent values per table, for the ``tables`` tables used last."""
+
+    def __init__(self, *, tables: int, per_table: int) -> None:
+        self.tables, self.per_table = tables, per_table
+        self._by_table: OrderedDict[Hashable, OrderedDict[Hashable, V]] = OrderedDict()
+
+    def get(self, table: Hashable, key: Hashable) -> V | None:
+        entries = self._by_table.get(table)
+        return None if entries is None else entries.get(key)
+
+    def put(self, table: Hashable, key: Hashable, value: V) -> None:
+        entries = self._by_table.get(table)
+        if entries is None:
+            entries = self._by_table[table] = OrderedDict()
+            while len(self._by_table) > self.tables:
+                self._by_table.popitem(last=False)
+        else:
+            self._by_table.move_to_end(table)
+        entries[key] = value
+        while len(entries) > self.per_table:
+            entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return sum(len(entries) for entries in self._by_table.values())
+
+
+class LiveTables:
+    """The live room's memory in one daphne process.
+
+    An event reaches every socket of a table together: its snapshot is built once (the
+    sockets await the same task in the event loop, holding no thread), and what viewers
+    of a kind see alike is rendered once. The last snapshot of each table is kept as the
+    frame the next move is applied to: a move's event carries what it changed on the
+    hand (``events.hand_change``), so the process applies it to the frame without a
+    query (``selectors.snapshot_after_change``); when the frame is not the version just
+    before (an event missed, another hand), or was last read from the database more
+    than ``frame_ttl`` seconds ago, the table is read again, in the pool: only its hand
+    when the frame allows it (``selectors.table_snapshot``). Presence changes with its own
+    events, applied to the frame; players' lags are read again every ``presence_ttl``
+    seconds, in the background, for the moves after. Only the latest events are kept.
+    A socket that opens reads the whole table, in one read with the sockets that open
+    with it (``fresh``).
+    """
+
+    def __init__(
+        self,
+        size: int = 2048,
+        frame_ttl: float = 120.0,
+        presence_ttl: float = LAG_REFRESH,
+    ) -> None:
+        self.size = size  # tables remembered
+        self.frame_ttl = frame_ttl
+        self.presence_ttl = presence_ttl
+        self.hits = 0
+        self.applied = 0  # snapshots built from an event's change, without a read
+        self.reads = 0  # reads of a table from the database
+        # Per table, the snapshots of its last few events: every socket of a table takes
+        # an event within milliseconds, so older ones are garbage (kept longer, they
+        # would fill the heap and lengthen the collector's full passes).
+        self._snapshots: Recent[asyncio.Future] = Recent(tables=size, per_table=2)
+        # table id -> the last fresh read and when its thread started it (empty: waiting)
+        self._fresh: dict[int, tuple[asyncio.Future, list[float]]] = {}
+        # table id -> (snapshot, when it was read, when its presence was read)
+        self._frames: dict[int, tuple[selectors.TableSnapshot, float, float]] = {}
+        self._renders: Recent[str] = Recent(tables=size, per_table=16)
+        self._lock = threading.Lock()  # renders are shared with the pool's threads
+        self._due: dict[int, selectors.TableSnapshot] = {}  # presence to read again
+        self._presence_reader: asyncio.Task | None = None
+
+    async def snapshot(
+        self,
+        table_id: int,
+        *,
+        event: str | None,
+        hand_id: int | None = None,
+        version: int | None = None,
+        change: dict[str, Any] | None = None,
+        since: float | None = None,
+    ) -> selectors.TableSnapshot:
+        """The table at ``event``; without one, a fresh read of everything that started
+        after ``since`` (``fresh``)."""
+        if event is None:
+            return await self.fresh(table_id, since=time.monotonic() if since is None else since)
+        task = self._snapshots.get(table_id, event)
+        if task is None:
+            # A move's change applied to the frame here and now: no task, no turn of the
+            # loop between the event and its render (one turn is milliseconds under load).
+            applied = self._apply(table_id, hand_id, version, change)
+            if applied is not None:
+                task = asyncio.get_running_loop().create_future()
+                task.set_result(applied)
+                self._snapshots.put(table_id, event, task)
+                return applied
+            entry = self._frame(table_id) if hand_id is not None else None
+            frame = entry[0] if entry is not None else None
+            task = asyncio.ensure_future(self._read(table_id, hand_id, frame))
+            self._snapshots.put(table_id, event, task)
+        else:
+            self.hits += 1
+        return await asyncio.shield(task)  # a socket that closes does not cancel the read
+
+    def _apply(
+        self,
+        table_id: int,
+        hand_id: int | None,
+        version: int | None,
+        change: dict[str, Any] | None,
+    ) -> selectors.TableSnapshot | None:
+        """The table after ``change``, from the frame; None when the frame cannot take it
+        (the table is then read)."""
+        if hand_id is None or change is None or version is None:
+            return None
+        entry = self._frame(table_id)
+        if entry is None:
+            return None
+        frame, read_at, presence_at = entry
+        snapshot = selectors.snapshot_after_change(
+            frame, hand_id=hand_id, version=version, change=change
+        )
+        if snapshot is None:
+            return None
+        self.applied += 1
+        self._frames[table_id] = (snapshot, read_at, presence_at)
+        if time.monotonic() - presence_at > self.presence_ttl:
+            self._frames[table_id] = (snapshot, read_at, time.monotonic())
+            self._presence_due(table_id, snapshot)
+        return snapshot
+
+    async def fresh(self, table_id: int, *, since: float) -> selectors.TableSnapshot:
+        """A read of the whole table that started after ``since`` (a monotonic time).
+
+        A socket that joined the table's group at ``since`` gets every change after such
+        a read from events, so the sockets connecting to a table together (a page load,
+        everybody coming back after a restart) share one read: one that is waiting for
+        a thread, or that started after they joined, is theirs too.
+        """
+        entry = self._fresh.get(table_id)
+        if entry is not None:
+            task, started = entry
+            failed = task.done() and (task.cancelled() or task.exception() is not None)
+            if not failed and (not started or started[0] >= since):
+                self.hits += 1
+                return await asyncio.shield(task)
+        started = []  # the thread that reads notes when it starts
+        task = asyncio.ensure_future(self._read(table_id, None, started=started))
+        self._fresh[table_id] = (task, started)
+        while len(self._fresh) > self.size:
+            self._fresh.pop(next(iter(self._fresh)))
+        return await asyncio.shield(task)
+
+    async def _read(
+        self,
+        table_id: int,
+        hand_id: int | None,
+        frame: selectors.TableSnapshot | None = None,
+        *,
+        started: list[float] | None = None,
+    ) -> selectors.TableSnapshot:
+        self.reads += 1
+
+        def read() -> selectors.TableSnapshot:
+            if started is not None:
+                started.append(time.monotonic())
+            return selectors.table_snapshot(table_id=table_id, frame=frame, hand_id=hand_id)
+
+        snapshot = await in_pool(read)()
+        now = time.monotonic()
+        self._frames[table_id] = (snapshot, now, now)
+        return snapshot
+
+    def known(self, table_id: int) -> tuple[Hand, list[MatchPlayer], int] | None:
+        """The table's hand as this process last showed it, with its match's players and
+        the table's id: what a move is judged on without a read (``hand_act_in_loop``,
+        which writes it only if the row is still at the hand's version)."""
+        entry = self._frame(table_id)
+        if entry is None or entry[0].hand is None:
+            return None
+        return entry[0].hand, entry[0].match_players, table_id
+
+    def _frame(self, table_id: int) -> tuple[selectors.TableSnapshot, float, float] | None:
+        entry = self._frames.get(table_id)
+        now = time.monotonic()
+        if len(self._frames) > self.size:
+            self._frames = {k: v for k, v in self._frames.items() if now - v[1] < self.frame_ttl}
+        if entry is None or now - entry[1] > self.frame_ttl:
+            return None
+        return entry
+
+    def _presence_due(self, table_id: int, snapshot: selectors.TableSnapshot) -> None:
+        """Read the players' lags of the table again for the moves to come (this one shows
+        the last), with the other tables due within ``PRESENCE_BATCH`` seconds: in one
+        read of the cache, in one trip to the pool. The tables whose sockets opened
+        together (a restart, the evening's start) are due together, and one read each
+        would be a burst of hundreds in the pool, holding up the event loop."""
+        self._due[table_id] = snapshot
+        loop = asyncio.get_running_loop()
+        reader = self._presence_reader
+        if reader is None or reader.done() or reader.get_loop() is not loop:
+            self._presence_reader = loop.create_task(self._read_presence_soon())
+
+    async def _read_presence_soon(self) -> None:
+        await asyncio.sleep(PRESENCE_BATCH)
+        due, self._due = self._due, {}
+        try:
+            found = await in_pool(selectors.tables_presence)(
+                [(snapshot.table, snapshot.match_players) for snapshot in due.values()]
+            )
+        except Exception:
+            logger.exception("reading the presence of %d tables failed", len(due))
+            return
+        for table_id, presence in found.items():
+            entry = self._frames.get(table_id)
+            if entry is not None:
+                frame, read_at, presence_at = entry
+                self._frames[table_id] = (frame.evolve(presence=presence), read_at, presence_at)
+
+    def shows_presence(self, table_id: int, user_id: int) -> bool:
+        """Whether the table, as this process last read it, shows ``user_id``'s presence
+        mark (``TableSnapshot.presence_marks``); True when it has no read of the table."""
+        entry = self._frames.get(table_id)
+        return entry is None or user_id in entry[0].presence_marks
+
+    def presence_seen(self, table_id: int, user_id: int, *, connected: bool) -> None:
+        """A player's socket came or went: the frame shows it from now on."""
+        entry = self._frames.get(table_id)
+        if entry is None:
+            return
+        snapshot, read_at, presence_at = entry
+        if user_id not in snapshot.presence:
+            return
+        lag = snapshot.presence[user_id][1] if connected else None
+        presence = {**snapshot.presence, user_id: (connected, lag)}
+        self._frames[table_id] = (snapshot.evolve(presence=presence), read_at, presence_at)
+
+    def shared(self, key: tuple, render: Callable[[], str]) -> str:
+        """A fragment rendered once for every viewer who sees it alike (``key``: the table
+        first, then the event and the kind of view)."""
+        with self._lock:
+            html = self._renders.get(key[0], key[1:])
+            if html is not None:
+                self.hits += 1
+                return html
+        html = render()
+        with self._lock:
+            self._renders.put(key[0], key[1:], html)
+        return html
+
+
+LIVE = LiveTables()

@@ -1,0 +1,4 @@
+from pan_bot.client import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""``/ws/me/`` on the real ASGI stack and Redis layer: a challenge reaches the challenged
+player's socket at once with forms that post (their CSRF token is the socket's), and the
+challenger's socket hears that it was accepted."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from accounts.models import User
+from games import services as games
+from games.engine import Rules
+from pan_site.asgi import application
+from social import presence, services
+from social.models import Challenge
+from tests.factories import make_user
+from tests.games.ws import ORIGIN, connect, frames_until
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.redis]
+
+
+def _browser(user: User) -> Client:
+    """A signed-in client that enforces CSRF, after a page set its CSRF cookie."""
+    client = Client(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(user)
+    assert client.get("/rules/").status_code == 200
+    return client
+
+
+async def _socket(client: Client) -> WebsocketCommunicator:
+    cookie = "; ".join(f"{name}={morsel.value}" for name, morsel in client.cookies.items())
+    socket = WebsocketCommunicator(
+        application, "/ws/me/", headers=[ORIGIN, (b"cookie", cookie.encode())]
+    )
+    connected, _ = await socket.connect(timeout=10)
+    assert connected
+    return socket
+
+
+def _form_token(frame: str, action: str) -> str:
+    form = re.search(rf'<form method="post" action="{re.escape(action)}".*?</form>', frame, re.S)
+    assert form, f"no form posting to {action}"
+    found = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.group(0))
+    assert found, f"the form posting to {action} has no CSRF token"
+    return found.group(1)
+
+
+async def test_a_challenge_appears_live_and_its_accept_form_seats_both_players():
+    ola = await database_sync_to_async(make_user)("ola_me")
+    janek = await database_sync_to_async(make_user)("janek_me")
+    janek_client = await database_sync_to_async(_browser)(janek)
+    janek_socket = await _socket(janek_client)
+    ola_socket = await connect("/ws/me/", ola)
+
+    challenge = await database_sync_to_async(services.challenge_create)(
+        challenger=ola, challenged=janek, seats=2, profile="kurnik"
+    )
+    frames = await frames_until(janek_socket, 'data-testid="incoming-challenge"')
+    frame = frames[-1]
+    assert 'id="challenges-incoming"' in frame and 'hx-swap-oob="true"' in frame
+    assert "ola_me challenges you" in frame and "2 seats" in frame
+    accept = f"/challenges/{challenge.pk}/accept/"
+    answer = await database_sync_to_async(janek_client.post)(
+        accept, {"csrfmiddlewaretoken": _form_token(frame, accept), "from": "bar"}
+    )
+    assert answer.status_code == 302
+    await challenge.arefresh_from_db()
+    assert challenge.status == Challenge.Status.ACCEPTED
+    assert answer["Location"] == f"/tables/{challenge.table_id}/"
+
+    # The challenged player's list empties; the challenger's page is taken to the table.
+    frames = await frames_until(janek_socket, 'id="challenges-incoming"')
+    assert 'data-testid="incoming-challenge"' not in frames[-1]
+    frames = await frames_until(ola_socket, 'data-testid="challenge-accepted"')
+    assert f'hx-get="/challenges/{challenge.pk}/"' in frames[-1]
+    await janek_socket.disconnect()
+    await ola_socket.disconnect()
+
+
+async def test_a_declined_challenge_tells_the_challenger_why():
+    ola = await database_sync_to_async(make_user)("ola_why")
+    janek = await database_sync_to_async(make_user)("janek_why")
+    ola_socket = await connect("/ws/me/", ola)
+    challenge = await database_sync_to_async(services.challenge_create)(
+        challenger=ola, challenged=janek
+    )
+    await database_sync_to_async(services.challenge_decline)(
+        challenge_id=challenge.pk, user=janek, reason="too_slow"
+    )
+    frames = await frames_until(ola_socket, 'data-testid="challenge-declined"')
+    assert "janek_why declined your challenge" in frames[-1]
+    assert "too slow for me" in frames[-1]
+    await ola_socket.disconnect()
+
+
+async def test_an_open_challenge_shows_on_a_page_opened_after_it_was_sent():
+    ola = await database_sync_to_async(make_user)("ola_late")
+    janek = await database_sync_to_async(make_user)("janek_late")
+    await database_sync_to_async(services.challenge_create)(challenger=ola, challenged=janek)
+    socket = await connect("/ws/me/", janek)
+    frames = await frames_until(socket, 'data-testid="incoming-challenge"')
+    assert "ola_late challenges you" in frames[-1]
+    await socket.disconnect()
+
+
+async def test_a_visitor_gets_no_socket_of_his_own():
+    socket = WebsocketCommunicator(application, "/ws/me/", headers=[ORIGIN])
+    connected, code = await socket.connect(timeout=10)
+    assert not connected and code == 4403
+
+
+async def test_the_other_sockets_of_the_challenged_player_pass_the_challenge_over():
+    ola = await database_sync_to_async(make_user)("ola_lobby")
+    janek = await database_sync_to_async(make_user)("janek_lobby")
+    lobby = await connect("/ws/lobby/", janek)
+    me = await connect("/ws/me/", janek)
+    await database_sync_to_async(services.challenge_create)(challenger=ola, challenged=janek)
+    await frames_until(me, 'data-testid="incoming-challenge"')
+    assert await lobby.receive_nothing(timeout=0.5)
+    # The lobby socket is still open: a change of the lobby still reaches it.
+    await database_sync_to_async(games.table_create)(
+        owner=ola, name="After the challenge", rules=Rules()
+    )
+    await frames_until(lobby, "After the challenge")
+    await lobby.disconnect()
+    await me.disconnect()
+
+
+async def test_a_user_with_a_page_open_counts_as_online():
+    ewa = await database_sync_to_async(make_user)("ewa_online")
+    assert presence.online_ids([ewa.pk], now=time.time()) == set()
+    socket = await connect("/ws/me/", ewa)
+    for _ in range(100):  # the socket notes it just after it opens
+        if presence.online_ids([ewa.pk], now=time.time()):
+            break
+        await asyncio.sleep(0.05)
+    assert presence.online_ids([ewa.pk], now=time.time()) == {ewa.pk}
+    await socket.disconnect()
