@@ -26,7 +26,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from psycopg.pq import TransactionStatus
 
-# Connections per event loop. A move holds one for a round trip (services.live), but
+# Connections per event loop. A move holds one for a round trip (services.moves), but
 # under load a round trip waits on a busy core now and then: with only a few, moves
 # queue for a connection.
 POOL_SIZE = 10

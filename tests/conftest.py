@@ -102,7 +102,7 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
     from core import adb
 
-    adb.CONNECTIONS.close_all()  # the moves made in event loops (services.live)
+    adb.CONNECTIONS.close_all()  # the moves made in event loops (services.moves)
     if connection.vendor != "postgresql":
         return
     with django_db_blocker.unblock(), connection.cursor() as cursor:

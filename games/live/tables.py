@@ -195,7 +195,7 @@ class LiveTables:
 
     def known(self, table_id: int) -> tuple[Hand, list[MatchPlayer], int] | None:
         """The table's hand as this process last showed it, with its match's players and
-        the table's id: what a move is judged on without a read (``hand_act_in_loop``,
+        the table's id: what a move is judged on without a read (``services.hand_act_async``,
         which writes it only if the row is still at the hand's version)."""
         entry = self._frame(table_id)
         if entry is None or entry[0].hand is None:

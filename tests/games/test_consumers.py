@@ -698,7 +698,7 @@ async def test_too_many_commands_is_said_in_the_viewers_language(saved, browser,
 
 async def test_a_closed_socket_leaves_no_subscription_behind():
     """A table's socket takes its group's messages and its own from one queue
-    (LimitedSocketMixin); closed, Redis no longer sends it anything."""
+    (LiveSocket); closed, Redis no longer sends it anything."""
     import redis.asyncio as redis_asyncio
     from django.conf import settings
 
