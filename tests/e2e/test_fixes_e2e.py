@@ -324,7 +324,7 @@ FLOOD = """count => {
   form.setAttribute("ws-send", "");
   form.innerHTML = '<input type="hidden" name="action" value="pong">'
     + '<input type="hidden" name="t" value="1.0">';
-  document.querySelector("[ws-connect]").appendChild(form);
+  document.querySelector("[ws-connect^='/ws/tables/']").appendChild(form);
   htmx.process(form);
   for (let i = 0; i < count; i++) { form.requestSubmit(); }
 }"""
