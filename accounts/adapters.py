@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
-from allauth.account.utils import filter_users_by_email, filter_users_by_username
 from django import forms
 from django.conf import settings
 from django.core.mail import EmailMessage
@@ -17,6 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import translation
 
+from accounts import login_budget
 from accounts.models import User
 from accounts.notices import ban_notice
 
@@ -57,15 +57,15 @@ class AccountAdapter(DefaultAccountAdapter):
             user.language = language[:2]
         return super().save_user(request, user, form, commit=commit)
 
-    def _get_login_attempts_cache_key(self, request: HttpRequest, **credentials: Any) -> str:
-        """The key of allauth's "login_failed" limit (per key: 5 in 5 minutes): the account
-        the login names, so that its username and its e-mail share one budget of guesses.
-        A login that names no account counts on its own. Also the key a password reset
-        clears (allauth 65.21.1 calls this hook from both; tests pin the behaviour)."""
-        user = _account_named_by(credentials)
-        if user is None:
-            return super()._get_login_attempts_cache_key(request, **credentials)
-        return f"account:{user.pk}"  # not per host name either, unlike allauth's key
+    def pre_authenticate(self, request: HttpRequest, **credentials: Any) -> None:
+        """allauth's per-address limit, then the account's own budget of failed logins
+        (accounts.login_budget): its username and its e-mail share one."""
+        super().pre_authenticate(request, **credentials)
+        if login_budget.exhausted(login_budget.key_for(credentials)):
+            raise self.validation_error("too_many_login_attempts")
+
+    def authentication_failed(self, request: HttpRequest, **credentials: Any) -> None:
+        login_budget.spend(login_budget.key_for(credentials))
 
     def authenticate(self, request: HttpRequest, **credentials: Any) -> User | None:
         """The right password of a banned user: the login form says why and until when."""
@@ -77,20 +77,7 @@ class AccountAdapter(DefaultAccountAdapter):
     def pre_login(self, request: HttpRequest, user: User, **kwargs: Any) -> HttpResponse | None:
         """Every other way in (e-mail confirmation, password reset, a code) stops here."""
         if user.is_banned():
-            from allauth.account.internal.stagekit import clear_login
-
-            clear_login(request)  # as allauth does for an inactive account
+            request.session.flush()  # nothing of the login attempt is kept
             notice = ban_notice(user)
             return render(request, "accounts/notices.html", {"notice": notice}, status=403)
         return super().pre_login(request, user, **kwargs)
-
-
-def _account_named_by(credentials: dict[str, Any]) -> User | None:
-    """The one account whose e-mail address or username the login names, if any."""
-    if credentials.get("email"):
-        users = {user.pk: user for user in filter_users_by_email(credentials["email"])}
-    elif credentials.get("username"):
-        users = {user.pk: user for user in filter_users_by_username(credentials["username"])}
-    else:
-        return None
-    return next(iter(users.values())) if len(users) == 1 else None

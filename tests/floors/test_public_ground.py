@@ -3,7 +3,8 @@
 The code outside ``tests/`` is read as it is (its syntax tree, and its classes once
 imported) for four kinds of reach into a library's private parts:
 
-- an import of a ``_``-name, or from a ``_``-module, of a library;
+- an import of a ``_``-name, or from a ``_``-module or an ``internal`` package (allauth
+  keeps its private flows there), of a library;
 - a ``_``-attribute read, written or asked for (``getattr(x, "_y")``) that the project
   does not define itself: it can only be a library's;
 - a call of a base class's ``_``-method (``super()._y()``) that the project does not
@@ -42,18 +43,7 @@ BY_PYTHON = {"_abc_impl"}  # what Python's ABCMeta sets on every class it makes
 SKIPPED = {".venv", "tests", "var", "node_modules", "migrations", "static", "locale"}
 
 # (file, what) of each reach the project still makes, and the work that removes it.
-KNOWN: dict[tuple[str, str], str] = {
-    # allauth's key of the login attempts: one budget per account, through a documented
-    # hook or a rate limit of the project's own.
-    (
-        "accounts/adapters.py",
-        "class AccountAdapter overrides DefaultAccountAdapter._get_login_attempts_cache_key",
-    ): "allauth hook",
-    (
-        "accounts/adapters.py",
-        "class AccountAdapter uses DefaultAccountAdapter._get_login_attempts_cache_key",
-    ): "allauth hook",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def project_files() -> Iterator[Path]:
@@ -111,21 +101,23 @@ def library_module(module: str | None) -> bool:
     return bool(module) and module.split(".")[0] in LIBRARIES
 
 
+def private_module(module: str) -> bool:
+    return any(is_private(part) or part == "internal" for part in module.split("."))
+
+
 def reaches_in(tree: ast.Module, own: set[str]) -> Iterator[str]:
     """What one file does with a library's private parts, as ``KNOWN`` words it."""
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and library_module(node.module):
             module = node.module or ""
-            if any(is_private(part) for part in module.split(".")):
+            if private_module(module):
                 yield f"import from {module}"
             for alias in node.names:
                 if is_private(alias.name):
                     yield f"import {module}.{alias.name}"
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if library_module(alias.name) and any(
-                    is_private(part) for part in alias.name.split(".")
-                ):
+                if library_module(alias.name) and private_module(alias.name):
                     yield f"import {alias.name}"
         elif isinstance(node, ast.Attribute) and is_private(node.attr) and node.attr not in own:
             value = node.value
