@@ -12,7 +12,7 @@ from django.core.cache import cache
 COMMAND_BURST, COMMAND_WINDOW = 20, 5.0  # at most 20 frames in 5 seconds per socket
 FLOOD_CLOSE = 5 * COMMAND_BURST  # a socket that keeps sending far past the limit is closed
 MAX_FRAME = 4096  # characters: no command of ours is longer
-CONNECTIONS_PER_MINUTE = 60  # per user (or per address for visitors)
+CONNECTIONS_PER_MINUTE = 120  # per user (or address): a page opens two (/ws/me/ and its own)
 SOCKETS_PER_USER, SOCKETS_PER_ADDRESS = 12, 40  # open at once, in one process
 
 
