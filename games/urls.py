@@ -7,6 +7,11 @@ app_name = "games"
 urlpatterns = [
     path("tables/new/", views.table_create, name="table_create"),
     path("tables/<int:table_id>/", views.table_detail, name="table"),
+    path(
+        "tables/<int:table_id>/bot-account/",
+        views.table_seat_bot_account,
+        name="table_seat_bot_account",
+    ),
     path("t/<str:token>/", views.table_invite, name="invite"),
     path("hands/<int:hand_id>/", views.hand_detail, name="hand"),
     path("hands/<int:hand_id>/analysis/", views.hand_analysis, name="hand_analysis"),

@@ -5,8 +5,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
-from games import selectors, services
+from games import renderers, selectors, services
 from games.forms import TableForm
 from games.models import Hand, Table
 from games.ratings import DISPLAY_BASE, PROVISIONAL_MATCHES
@@ -65,6 +66,33 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     view = selectors.table_view(table=table, viewer=request.user)
     invite_url = request.build_absolute_uri(f"/t/{table.invite_token}/")
     return render(request, "games/table.html", {"v": view, "invite_url": invite_url})
+
+
+@login_required
+@require_POST
+def table_seat_bot_account(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The owner seats a bot account by its name (the seats' "Bot account" field). From the
+    table page (htmx) it answers the table's notice: empty when done (the seats change
+    through the table's socket, as for a bot of the site), the refusal otherwise."""
+    try:
+        position = int(request.POST.get("position", ""))
+    except ValueError:
+        position = -1
+    notice = ""
+    try:
+        services.table_seat_bot_account(
+            table_id=table_id,
+            by=request.user,
+            position=position,
+            username=request.POST.get("username", ""),
+        )
+    except services.Refused as refusal:
+        notice = str(refusal.message)
+    if request.htmx:
+        return HttpResponse(renderers.notice_fragment(notice))
+    if notice:
+        messages.error(request, notice)
+    return redirect("games:table", table_id=table_id)
 
 
 def table_invite(request: HttpRequest, token: str) -> HttpResponse:

@@ -212,6 +212,7 @@ def tournament_page(
             and open_
             and my_entry is None
             and len(registrants) < tournament.max_players
+            and (tournament.bots_allowed or not viewer.is_bot_account)
         ),
         can_unregister=viewer is not None and open_ and my_entry is not None,
         can_manage=may(viewer, PERM_MANAGE),

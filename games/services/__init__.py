@@ -45,6 +45,7 @@ from games.services.tables import (
     table_create,
     table_leave,
     table_remove_bot,
+    table_seat_bot_account,
     table_sit,
     validate_time_control,
 )
@@ -92,6 +93,7 @@ __all__ = [
     "table_create",
     "table_leave",
     "table_remove_bot",
+    "table_seat_bot_account",
     "table_sit",
     "tournament_clocks_start",
     "tournament_clocks_stop",

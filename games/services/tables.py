@@ -1,5 +1,6 @@
 """Tables and their seats: creating a table (its name, seats, rules and time control),
-sitting down, standing up, and the bots its owner seats. Each service locks the table's
+sitting down, standing up, and the bots its owner seats (the site's own, or a programmer's
+bot account, which then plays through the Bot API). Each service locks the table's
 row; a table's seating changes only while no match is being played there."""
 
 from __future__ import annotations
@@ -149,13 +150,53 @@ def table_add_bot(*, table_id: int, by: User, position: int, level: str) -> Seat
     return seat
 
 
-def table_remove_bot(*, table_id: int, by: User, position: int) -> None:
-    """The table's owner removes the bot from a seat."""
+def table_seat_bot_account(*, table_id: int, by: User, position: int, username: str) -> Seat:
+    """The table's owner seats the bot account named ``username`` (any case) in an empty
+    seat, as he seats a bot of the site; the account plays it through the Bot API, and its
+    event stream hears ``gameStart`` when the match begins. Only a bot account, never a
+    person, and not a banned one. Locks the table's row, as ``table_add_bot`` does."""
+    username = (username or "").strip()
+    if not username:
+        raise Refused(_("Enter the name of a bot account."))
     with transaction.atomic():
         table = _locked_table(table_id)
         _require_owner(table, by)
         _require_seating_open(table)
-        seat = table.seats.select_for_update().filter(position=position).first()
+        account = User.objects.filter(username__iexact=username, is_active=True).first()
+        if account is None:
+            raise Refused(_("There is no account named %(name)s.") % {"name": username})
+        if not account.is_bot_account:
+            raise Refused(_("%(name)s is not a bot account.") % {"name": account.username})
+        if account.is_banned():
+            raise Refused(_("%(name)s is banned.") % {"name": account.username})
+        seats = list(table.seats.select_for_update())
+        if any(s.user_id == account.pk for s in seats):
+            raise Refused(
+                _("%(name)s already has a seat at this table.") % {"name": account.username}
+            )
+        seat = next((s for s in seats if s.position == position), None)
+        if seat is None or not seat.is_empty:
+            raise Refused(_("This seat is taken."))
+        seat.user = account
+        seat.save(update_fields=["user"])
+        _seating_changed(table)
+    return seat
+
+
+def table_remove_bot(*, table_id: int, by: User, position: int) -> None:
+    """The table's owner removes the bot from a seat: a bot of the site, or a bot account
+    he (or it) seated; a person is never removed so."""
+    with transaction.atomic():
+        table = _locked_table(table_id)
+        _require_owner(table, by)
+        _require_seating_open(table)
+        seats = table.seats.select_for_update(of=("self",)).select_related("user")
+        seat = seats.filter(position=position).first()
+        if seat is not None and seat.user is not None and seat.user.is_bot_account:
+            seat.user = None
+            seat.save(update_fields=["user"])
+            _seating_changed(table)
+            return
         if seat is None or not seat.bot_level:
             raise Refused(_("There is no bot in this seat."))
         seat.bot_level = ""

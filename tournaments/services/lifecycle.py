@@ -96,6 +96,8 @@ def tournament_register(
     *, tournament_id: int, user: User, now: datetime | None = None
 ) -> TournamentEntry:
     """A user registers while registration is open (until the start) and there is room.
+    A bot account (it plays through the Bot API) registers only where the tournament
+    allows bots.
 
     Locks the tournament, so the maximum holds however many register at once.
     """
@@ -105,6 +107,8 @@ def tournament_register(
         _require_registration_open(tournament, now)
         if user.is_banned():
             raise Refused(_("A banned player cannot register."))
+        if user.is_bot_account and not tournament.bots_allowed:
+            raise Refused(_("Bot accounts may not register in this tournament."))
         if tournament.entries.filter(user=user).exists():
             raise Refused(_("You are already registered."))
         _require_room(tournament)
