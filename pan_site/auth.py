@@ -7,11 +7,14 @@ dropped them), and wrap every frame the socket sends to save a session no socket
 changes. Here the session and the user are read together in the loop's pool, several
 sockets at once, with Django's own ``SessionStore`` and ``django.contrib.auth.get_user``,
 and put in the scope as they are: ``scope["session"]`` (read only: a socket never saves
-it) and ``scope["user"]`` (the ``User``, or ``AnonymousUser``).
+it) and ``scope["user"]`` (the ``User``, or ``AnonymousUser``). When the database cannot
+be reached the handshake is turned away (the page tries again), not answered with an
+error page and a traceback per socket.
 """
 
 from __future__ import annotations
 
+import logging
 from importlib import import_module
 from types import SimpleNamespace
 from typing import Any
@@ -23,6 +26,10 @@ from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.sessions.backends.base import SessionBase
+
+from games.live.db import DATABASE_DOWN
+
+logger = logging.getLogger(__name__)
 
 
 def session_and_user(cookies: dict[str, str]) -> tuple[SessionBase, Any]:
@@ -42,7 +49,15 @@ class SessionUserMiddleware(BaseMiddleware):
     """Puts the socket's session and user in its scope (under ``CookieMiddleware``)."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        session, user = await _session_and_user_in_pool(scope.get("cookies") or {})
+        try:
+            session, user = await _session_and_user_in_pool(scope.get("cookies") or {})
+        except DATABASE_DOWN:
+            if scope["type"] != "websocket":
+                raise
+            logger.warning("a socket turned away: the database is unreachable")
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": 1013})
+            return None
         return await super().__call__({**scope, "session": session, "user": user}, receive, send)
 
 

@@ -46,15 +46,19 @@ from accounts.models import User
 from core import broadcast, fragments
 from core.channel_layer import PubSubChannelLayer
 from games.commands import UNREADABLE
-from games.live.db import in_pool
+from games.live.db import DATABASE_DOWN, in_pool
 from games.models import table_title
 
 logger = logging.getLogger(__name__)
 
 CLOSE_LIMITED = 4429
 CLOSE_BANNED = 4403  # htmx's ws extension does not reconnect on it
+CLOSE_TRY_LATER = 1013  # the database is unreachable: the page reconnects by itself
 LOG_IN = gettext_lazy("Log in to play or chat.")
 SLOW_DOWN = gettext_lazy("Too many commands; slow down.")
+DATABASE_UNREACHABLE = gettext_lazy(
+    "The server cannot reach its database just now: nothing was changed. Try again in a moment."
+)
 
 
 def user_is_banned(user: User | None) -> bool:
@@ -149,7 +153,10 @@ class LiveSocket(AsyncWebsocketConsumer):
                     message = item.message
                 else:
                     message = item
-                await self.dispatch(message)
+                try:
+                    await self.dispatch(message)
+                except DATABASE_DOWN:
+                    await self.database_down(message)
         except StopConsumer:
             pass
         finally:
@@ -169,6 +176,22 @@ class LiveSocket(AsyncWebsocketConsumer):
             raise ValueError(f"No handler for message type {message['type']}")
         else:
             logger.debug("%s passes over %s", type(self).__name__, message["type"])
+
+    async def database_down(self, message: dict[str, Any]) -> None:
+        """The database went away under a message: nothing of it was written (a move is
+        one statement, every other change one transaction). A socket that was opening is
+        turned away (the page tries again), a command is refused with the reason, and a
+        group event is passed over (the next one, or the page's resync, shows the
+        table)."""
+        kind = message.get("type", "")
+        logger.warning("%s: the database is unreachable (%s)", type(self).__name__, kind)
+        if kind == "websocket.connect":
+            if self.socket_owner is not None:
+                budgets.OPEN_SOCKETS.give_back(self.socket_owner)
+                self.socket_owner = None
+            await self.close(code=CLOSE_TRY_LATER)
+        elif kind == "websocket.receive":
+            await self.refuse(DATABASE_UNREACHABLE)
 
     # --- opening and closing -------------------------------------------------------------
 

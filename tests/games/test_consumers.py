@@ -724,3 +724,39 @@ async def test_a_closed_socket_leaves_no_subscription_behind():
         assert [n for _, n in await redis.pubsub_numsub(mine, group)] == [0, 0]
     finally:
         await redis.aclose()
+
+
+async def test_a_move_while_the_database_is_unreachable_is_refused_and_the_socket_stays(
+    monkeypatch,
+):
+    """The live room's connection to PostgreSQL fails (a restart): the player reads why,
+    nothing is written, the socket stays open, and once the database is back the same
+    move lands."""
+    import contextlib
+
+    import psycopg
+
+    from core import adb
+
+    g = await started_table()
+    mover = g.by_seat[g.state.to_move]
+    ws = await connect(f"/ws/tables/{g.table.pk}/", mover)
+    await frames_until(ws, 'id="my-hand"')
+    move = {"action": "play", "cards": "9H", "version": str(g.hand.version)}  # the opening
+
+    @contextlib.asynccontextmanager
+    async def unreachable(**kwargs):
+        raise psycopg.OperationalError("connection refused")
+        yield  # pragma: no cover
+
+    with monkeypatch.context() as patched:
+        patched.setattr(adb.CONNECTIONS, "connection", unreachable)
+        await ws.send_json_to(move)
+        frames = await frames_until(ws, "cannot reach its database")
+    assert not any('data-version="2"' in frame for frame in frames)
+    row = await database_sync_to_async(Hand.objects.get)(pk=g.hand.pk)
+    assert row.version == g.hand.version
+
+    await ws.send_json_to(move)
+    await frames_until(ws, 'data-version="2"')
+    await ws.disconnect()

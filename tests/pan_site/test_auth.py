@@ -38,3 +38,23 @@ def test_a_session_signed_in_before_the_password_changed_is_anonymous():
     ola.save()
     _session, user = session_and_user(cookies)
     assert not user.is_authenticated
+
+
+@pytest.mark.asyncio
+async def test_a_socket_opening_while_the_database_is_unreachable_is_turned_away(monkeypatch):
+    """No error page and traceback per handshake: the socket is refused with 1013 (try
+    again later) and the page's socket reconnects by itself."""
+    import psycopg
+    from channels.testing import WebsocketCommunicator
+
+    import pan_site.auth
+    from pan_site.asgi import application
+    from tests.games.ws import ORIGIN
+
+    async def unreachable(cookies):
+        raise psycopg.OperationalError("connection refused")
+
+    monkeypatch.setattr(pan_site.auth, "_session_and_user_in_pool", unreachable)
+    communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=[ORIGIN])
+    connected, code = await communicator.connect(timeout=10)
+    assert not connected and code == 1013
