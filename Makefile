@@ -10,7 +10,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install run run-prod test lint format messages bench-engine bench-tournament bench-clock bench-move bench-ratings bench-spectators bench-load bench-faults bench-api clean
+.PHONY: help install run run-prod test lint format messages bench-engine bench-tournament bench-clock bench-move bench-ratings bench-spectators bench-load bench-faults bench-scale bench-api clean
 
 help:
 	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
@@ -18,6 +18,7 @@ help:
 	@echo "make test    ruff, the pytest suite on PostgreSQL and Redis, then the browser tests"
 	@echo "make bench-load  N tables x 4 real websockets on daphne + Celery, against a bare baseline"
 	@echo "make bench-faults  50 tables through nginx while a daphne, Redis or PostgreSQL fails"
+	@echo "make bench-scale  a move's and an idle socket's cost to each shared part, and their ceilings"
 
 $(VENV)/.installed: requirements/base.txt requirements/dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -124,6 +125,13 @@ bench-load: install
 # pan_bench_faults; options: python -m bench.bench_faults --help).
 bench-faults: install
 	$(PY) -m bench.bench_faults
+
+# What a move and an idle socket cost daphne, Redis and PostgreSQL (100 tables on one
+# daphne, 1000 idle sockets), and how many move writes and PUBLISHes those two take, on a
+# Redis and a PostgreSQL cluster of its own (database pan_bench_scale; options: python -m
+# bench.bench_scale --help). The figures of docs/scaling.md.
+bench-scale: install
+	$(PY) -m bench.bench_scale
 
 # API bots (bot accounts) playing through the Bot API's streams against daphne, Celery,
 # PostgreSQL and Redis (database pan_bench_api; options: python -m bench.bench_api --help).

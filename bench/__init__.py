@@ -44,3 +44,12 @@ def start_django(*, fresh: bool = False) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def production_site(name: str) -> None:
+    """Production settings for the site a benchmark starts (``name``, e.g. "bench-load":
+    its own key prefix, a throwaway secret key). Call it before Django is set up."""
+    os.environ.setdefault("CHANNELS_PREFIX", f"pan-{name}")
+    os.environ.setdefault("DEBUG", "false")
+    os.environ.setdefault("SECRET_KEY", f"{name}-not-secret-" + "k" * 40)
+    os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")

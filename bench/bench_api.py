@@ -37,12 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("CHANNELS_PREFIX", "pan-bench-api")
-os.environ.setdefault("DEBUG", "false")
-os.environ.setdefault("SECRET_KEY", "bench-api-not-secret-" + "k" * 40)
-os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
-
-from bench import start_django, use_services
+from bench import production_site, start_django, use_services
 from tests.processes import (
     VENV_BIN,
     base_env,
@@ -53,6 +48,7 @@ from tests.processes import (
     wait_for_port,
 )
 
+production_site("bench-api")
 use_services(database="pan_bench_api", queue="pan-bench-api")
 
 BASE_SECONDS = 3600  # nobody runs out of time: the load is the moves

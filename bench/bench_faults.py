@@ -57,14 +57,9 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-os.environ.setdefault("CHANNELS_PREFIX", "pan-bench-faults")
-os.environ.setdefault("DEBUG", "false")
-os.environ.setdefault("SECRET_KEY", "bench-faults-not-secret-" + "k" * 40)
-os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
-os.environ.setdefault("CELERY_QUEUE", "pan-bench-faults")
+from bench import production_site, start_django, use_services
 
-from bench import start_django, use_services
-
+production_site("bench-faults")
 use_services(database="pan_bench_faults", queue="pan-bench-faults")
 
 from websockets.asyncio.client import connect  # noqa: E402

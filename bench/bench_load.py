@@ -57,12 +57,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-os.environ.setdefault("CHANNELS_PREFIX", "pan-bench-load")
-os.environ.setdefault("DEBUG", "false")
-os.environ.setdefault("SECRET_KEY", "bench-load-not-secret-" + "k" * 40)
-os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
-
-from bench import ROOT, start_django, use_services
+from bench import ROOT, production_site, start_django, use_services
 from bench.load_client import Errors, LoadRun, SeatSpec, latency_summary, quantile
 from deploy.nginx import LocalNginx, write_local
 from tests.processes import (
@@ -76,6 +71,7 @@ from tests.processes import (
     wait_for_port,
 )
 
+production_site("bench-load")
 use_services(database="pan_bench_load", queue="pan-bench-load")
 
 BASE_SECONDS = 3600  # nobody runs out of time: the load is the moves, not the clocks

@@ -161,6 +161,17 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several threads (web, embedded worker) write to one file: wait for the lock.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
+# DATABASE_POOLER=transaction: PostgreSQL is reached through a pooler in transaction mode
+# (PgBouncer's pool_mode = transaction), where consecutive transactions of one client may
+# run on different server connections: no prepared statements (psycopg would prepare a
+# query run five times, on both the sync and the async path, core.adb) and no
+# server-side cursors, both of which live on one server connection.
+DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "")
+if DATABASE_POOLER not in ("", "transaction"):
+    raise ImproperlyConfigured("DATABASE_POOLER must be empty or 'transaction'")
+if DATABASE_POOLER == "transaction":
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = None
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis, Channels, Celery ----------------------------------------------------

@@ -48,6 +48,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         "PostgreSQL": ([i for i in items if _needs_postgres(i)], services.postgres_problem),
         "Redis": ([i for i in items if i.get_closest_marker("redis")], services.redis_problem),
         "nginx": ([i for i in items if i.get_closest_marker("nginx")], services.nginx_problem),
+        "PgBouncer": (
+            [i for i in items if i.get_closest_marker("pgbouncer")],
+            services.pgbouncer_problem,
+        ),
     }
     for name, (needing, problem_of) in needs.items():
         if not needing:

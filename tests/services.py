@@ -66,3 +66,15 @@ def nginx_problem() -> str | None:
     except NginxMissing as missing:
         return str(missing)
     return None
+
+
+def pgbouncer_problem() -> str | None:
+    """None when Debian's PgBouncer and psql are installed (tests/deploy runs its own)."""
+    import shutil
+    from pathlib import Path
+
+    if not Path("/usr/sbin/pgbouncer").exists():
+        return "/usr/sbin/pgbouncer is missing (apt-get install pgbouncer)"
+    if shutil.which("psql") is None:
+        return "psql is missing"
+    return None

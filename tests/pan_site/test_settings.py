@@ -37,3 +37,9 @@ def test_debug_must_be_a_clear_boolean():
     result = run_manage("check", DEBUG="maybe")
     assert result.returncode != 0
     assert "DEBUG='maybe' is not a boolean" in result.stderr
+
+
+def test_a_database_pooler_other_than_transaction_is_refused_up_front():
+    result = run_manage("check", DATABASE_POOLER="session")
+    assert result.returncode != 0
+    assert "DATABASE_POOLER must be empty or 'transaction'" in result.stderr
