@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 from allauth.account.models import EmailAddress
+from django.contrib.auth.hashers import make_password
 
 from accounts.models import User
 
 _counter = itertools.count(1)
 PASSWORD = "correct-horse-battery-9"
+
+
+@functools.cache
+def password_hash(password: str) -> str:
+    """A password hashed as the site hashes it (PBKDF2, a million rounds: a third of a
+    second here, by design), once per password for the whole run: every user made with
+    it gets this hash. It is a real one, so any process of the site checks it as any
+    other (the browser tests log in with it)."""
+    return make_password(password)
 
 
 def make_user(
@@ -22,7 +33,12 @@ def make_user(
     """A user with a (verified) primary e-mail address who can log in with ``password``."""
     username = username or f"player{next(_counter)}"
     email = fields.pop("email", f"{username}@example.com")
-    user = User.objects.create_user(username=username, email=email, password=password, **fields)
+    user = User.objects.create(
+        username=User.normalize_username(username),
+        email=User.objects.normalize_email(email),
+        password=password_hash(password),
+        **fields,
+    )
     EmailAddress.objects.create(user=user, email=email, verified=verified, primary=True)
     return user
 

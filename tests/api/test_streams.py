@@ -281,3 +281,34 @@ async def test_an_open_stream_ends_soon_after_its_token_is_revoked(monkeypatch):
     with pytest.raises(StopAsyncIteration):
         while True:
             await reader.next_line()
+
+
+async def test_a_game_stream_reopened_after_a_drop_starts_again_with_the_game_as_it_is_now():
+    """The program's connection drops; moves are made meanwhile; the stream opened again
+    begins with ``gameFull`` at the hand's current version, the missed moves in it."""
+    bot, token, hand, _opponent = await setup_bot_match()
+    players = await sync_to_async(lambda: {p.seat: p.user for p in hand.match.players.all()})()
+    seat = next(s for s, u in players.items() if u.pk == bot.pk)
+    table_id = hand.match.table_id
+    path = f"/api/bot/game/stream/{table_id}"
+    first = await open_stream(AsyncClient(), path, token)
+    await first.until("gameFull")
+    await first.close()  # the drop
+
+    for _ in range(3):  # both seats play on while the program is away
+        current = await sync_to_async(current_hand)(table_id)
+        state = current.engine_state
+        move = state.private_view(state.to_move)["legal_moves"][0]
+        await sync_to_async(services.hand_act)(
+            hand_id=current.pk, move=move, version=current.version, user=players[state.to_move]
+        )
+    now = await sync_to_async(current_hand)(table_id)
+
+    again = await open_stream(AsyncClient(), path, token)
+    lines = await again.until("gameFull")
+    full = lines[-1]
+    assert [line.get("type") for line in lines] == ["gameFull"]  # nothing before it
+    assert (full["state"]["handId"], full["state"]["version"]) == (now.pk, now.version)
+    assert full["state"]["view"]["hand"] == list(now.engine_state.hand(seat))
+    assert len(full["state"]["view"]["history"]) == now.engine_state.history_length
+    await again.close()
