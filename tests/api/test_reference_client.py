@@ -29,7 +29,10 @@ from tests.processes import (
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
-MATCH_SECONDS = 900  # an upper bound; a match of greedy bots takes a minute or two
+MATCH_SECONDS = 600  # an upper bound; a match of these short hands takes about a minute
+# Hands end at their tenth action (most cards lose): a match is a few hands long, not the
+# many minutes of full hands at the built-in bot's human-like pace.
+SHORT_HANDS = Rules(max_actions=10, max_actions_result="most_cards")
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ def test_the_reference_client_plays_a_whole_match_against_a_built_in_bot(site: S
     bot = bot_account("refbot")
     token = token_for(bot)
     table = services.table_create(
-        owner=bot, name="", rules=Rules(), seats=2, base_seconds=300, increment_seconds=5
+        owner=bot, name="", rules=SHORT_HANDS, seats=2, base_seconds=300, increment_seconds=5
     )
     services.table_add_bot(table_id=table.pk, by=bot, position=1, level="greedy")
 
