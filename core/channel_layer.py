@@ -14,10 +14,12 @@ a subclass of channels_redis's (which would have to override its private methods
 - A group's message reaches the group's channels in the sending event loop at once, not
   on its way back from Redis. Redis carries it to the other loops marked with the
   sender's origin, which the sender's own subscriber skips: nobody has it twice.
-- Publishes run side by side, each on a connection of the pool, at most ``PUBLISHING``
-  in flight per Redis (the pool refuses connections beyond its size); no lock is held
-  across a round trip. Subscriptions are written in order on the one subscriber
-  connection, and ``new_channel`` and ``group_add`` return once Redis has confirmed them.
+- Publishes go out on one connection per Redis and loop, in the order they were made,
+  pipelined: what was published while the last batch was on its way leaves in one
+  write, and its replies are read together (a PUBLISH per round trip, through the
+  pool, cost a busy daphne more than the move it carried). Subscriptions are written
+  in order on the one subscriber connection, and ``new_channel`` and ``group_add``
+  return once Redis has confirmed them.
 - The channels of a loop that take the same message share one decoding (``deserialize``
   of the same bytes object), each with its own top-level dict.
 - A consumer may take its channel's messages from the queue itself (``inbox``,
@@ -42,18 +44,19 @@ import logging
 import threading
 import uuid
 import weakref
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Coroutine
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Coroutine, Iterable
 from typing import Any
 
 import msgpack
 from channels.layers import BaseChannelLayer
 from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.client import PubSub
+from redis.asyncio.connection import AbstractConnection
 
 logger = logging.getLogger(__name__)
 
-PUBLISHING = 50  # publishes in flight per Redis and loop; the pool holds 100 connections
+BATCH = 256  # publishes written to Redis in one go, at most
 RECENT = 64  # decodings kept per loop: every channel of a group takes its copy within moments
 ORIGIN_MARK = b"\xc1"  # starts a group message with its origin; never the first byte of msgpack
 ORIGIN_SIZE = 16
@@ -76,6 +79,13 @@ def _finished(failure: str, task: asyncio.Future) -> None:
     _BACKGROUND.discard(task)
     if not task.cancelled() and task.exception() is not None:
         logger.error("%s: %r", failure, task.exception())
+
+
+def _fail(batch: Iterable[tuple[str, bytes, asyncio.Future | None]], error: BaseException) -> None:
+    """Give ``error`` to whoever waits on a publish of ``batch``."""
+    for _name, _data, waiter in batch:
+        if waiter is not None and not waiter.done():
+            waiter.set_exception(error)
 
 
 def decode_hosts(hosts: Any) -> list[dict[str, Any]]:
@@ -117,7 +127,8 @@ async def _close_client(client: Redis | None) -> None:
 
 
 class _Shard:
-    """One Redis, for one event loop: a pool for publishes, one subscriber connection."""
+    """One Redis, for one event loop: one connection for publishes, one subscriber
+    connection."""
 
     def __init__(self, host: dict[str, Any], state: _LoopState) -> None:
         self.host = host
@@ -127,15 +138,73 @@ class _Shard:
         self.pubsub: PubSub | None = None
         self.receiver: asyncio.Task | None = None
         self.lock = asyncio.Lock()  # orders the subscriptions on the subscriber connection
-        self.publishing = asyncio.Semaphore(state.layer.publishing)
+        # Publishes waiting for the publisher connection: (Redis channel, data, whoever
+        # waits for Redis's reply, or None).
+        self.outbox: deque[tuple[str, bytes, asyncio.Future | None]] = deque()
+        self.publisher: AbstractConnection | None = None
+        self.sender: asyncio.Task | None = None
+        self.open = asyncio.Event()  # cleared while the loop's publishes are held
+        self.open.set()
         self.subscribed: set[str] = set()
         self.confirming: dict[str, asyncio.Future] = {}  # name -> Redis has subscribed it
 
     async def publish(self, name: str, data: bytes) -> None:
+        """PUBLISH ``data`` to ``name``; returns once Redis has taken it."""
+        waiter = asyncio.get_running_loop().create_future()
+        self.post(name, data, waiter)
+        await waiter
+
+    def post(self, name: str, data: bytes, waiter: asyncio.Future | None = None) -> None:
+        """Queue a PUBLISH of ``data`` to ``name``; ``waiter`` gets Redis's answer."""
+        self.outbox.append((name, data, waiter))
+        if self.sender is None or self.sender.done():
+            self.sender = asyncio.ensure_future(self.send_outbox())
+
+    async def send_outbox(self) -> None:
+        """Write the queued publishes in batches on the publisher connection, in order,
+        until none is left. When the connection fails, what Redis has not answered is
+        written once more on a new one (a table event twice is harmless: a socket skips
+        a version it showed); failing again, it is dropped, as a message to nobody is,
+        and whoever waits on it gets the error."""
+        while self.outbox:
+            await self.open.wait()
+            batch = deque(self.outbox.popleft() for _ in range(min(BATCH, len(self.outbox))))
+            for attempt in (1, 2):
+                try:
+                    await self.write(batch)
+                    break
+                except asyncio.CancelledError:
+                    _fail(batch, ConnectionError("the channel layer closed"))
+                    raise
+                except Exception as error:
+                    if self.publisher is not None:
+                        await self.publisher.disconnect(nowait=True)
+                    if attempt == 2:
+                        _fail(batch, error)
+                        announced = sum(1 for _name, _data, waiter in batch if waiter is None)
+                        if announced:
+                            logger.error(
+                                "publishing %d announced messages failed: %r", announced, error
+                            )
+
+    async def write(self, batch: deque[tuple[str, bytes, asyncio.Future | None]]) -> None:
+        """``batch`` in one write; each publish leaves the batch as Redis answers it."""
+        connection = await self.connection()
+        commands = [("PUBLISH", name, data) for name, data, _ in batch]
+        await connection.send_packed_command(connection.pack_commands(commands), check_health=False)
+        while batch:
+            await connection.read_response()
+            _name, _data, waiter = batch.popleft()
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
+
+    async def connection(self) -> AbstractConnection:
+        """The publisher connection: one of the client's pool, kept for the loop's life."""
         if self.client is None:
             self.client = _client(self.host, self.state.layer.prefix)
-        async with self.publishing:
-            await self.client.publish(name, data)
+        if self.publisher is None:
+            self.publisher = await self.client.connection_pool.get_connection()
+        return self.publisher
 
     def connected(self) -> PubSub:
         if self.pubsub is None:
@@ -220,6 +289,15 @@ class _Shard:
             waiter.set_result(None)
 
     async def close(self) -> None:
+        if self.sender is not None:
+            self.sender.cancel()
+            await asyncio.wait([self.sender])
+            self.sender = None
+        _fail(list(self.outbox), ConnectionError("the channel layer closed"))
+        self.outbox.clear()
+        if self.publisher is not None and self.client is not None:
+            await self.client.connection_pool.release(self.publisher)
+            self.publisher = None
         if self.receiver is not None:
             self.receiver.cancel()
             await asyncio.wait([self.receiver])
@@ -248,7 +326,6 @@ class _LoopState:
         self.groups: dict[str, set[str]] = {}  # a group's Redis channel -> its channels
         self.memberships: dict[str, set[str]] = {}  # a channel -> its groups' Redis channels
         self.shards = [_Shard(host, self) for host in layer.hosts]
-        self.tails: dict[str, asyncio.Future] = {}  # the last announced publish per group
         # id of the bytes -> (the bytes, kept so that the id is not reused; their decoding)
         self.decoded: OrderedDict[int, tuple[bytes, dict[str, Any]]] = OrderedDict()
         self.lifetime: AsyncIterator[None] | None = None
@@ -307,11 +384,6 @@ class _LoopState:
                 queue.put_nowait(data)
         return ORIGIN_MARK + self.origin + data
 
-    async def publish_after(self, previous: asyncio.Future | None, name: str, data: bytes) -> None:
-        if previous is not None and not previous.done():
-            await asyncio.wait([previous])  # the group's messages leave in the order sent
-        await self.shard(name).publish(name, data)
-
     def forget_channel(self, channel: str) -> list[str]:
         """Forget ``channel`` and its memberships; the Redis channels nobody here wants now."""
         if self.channels.pop(channel, None) is None:
@@ -351,8 +423,7 @@ class PubSubChannelLayer(BaseChannelLayer):
     Settings as channels_redis's pub/sub layer: ``hosts`` (a list of Redis URLs,
     ``(host, port)`` pairs or dicts of redis-py connection arguments with ``address``
     for the URL) and ``prefix`` of every channel's and group's Redis name; ``expiry``,
-    ``capacity`` and ``channel_capacity`` are accepted and not enforced. ``publishing``
-    bounds the publishes in flight per Redis and event loop.
+    ``capacity`` and ``channel_capacity`` are accepted and not enforced.
     """
 
     extensions = ["groups", "flush"]
@@ -364,12 +435,10 @@ class PubSubChannelLayer(BaseChannelLayer):
         expiry: int = 60,
         capacity: int = 100,
         channel_capacity: dict[str, int] | None = None,
-        publishing: int = PUBLISHING,
     ) -> None:
         super().__init__(expiry=expiry, capacity=capacity, channel_capacity=channel_capacity)
         self.hosts = decode_hosts(hosts)
         self.prefix = prefix
-        self.publishing = publishing
         self.decodings = 0  # messages decoded, for tests and diagnostics
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary()
@@ -513,7 +582,7 @@ class PubSubChannelLayer(BaseChannelLayer):
         state = self._state()
         name = self._group_channel(group)
         data = state.deliver_here(name, message)
-        await state.publish_after(state.tails.get(name), name, data)
+        await state.shard(name).publish(name, data)
 
     async def flush(self) -> None:
         """Forget the running loop's channels and groups and close its connections; the
@@ -546,38 +615,28 @@ class PubSubChannelLayer(BaseChannelLayer):
 
     @contextlib.asynccontextmanager
     async def publishes_held(self) -> AsyncIterator[None]:
-        """Hold every publish of the running loop until the block ends, as a Redis that
+        """Hold every publish the running loop makes until the block ends, as a Redis that
         stalls would (for tests and fault drills): the loop's own channels still take
-        its group messages at once."""
-        taken: list[asyncio.Semaphore] = []
+        its group messages at once. Those made before go out first."""
+        shards = self._state().shards
+        for shard in shards:
+            if shard.sender is not None and not shard.sender.done():
+                await asyncio.wait([shard.sender])
+            shard.open.clear()
         try:
-            for shard in self._state().shards:
-                for _ in range(self.publishing):
-                    await shard.publishing.acquire()
-                    taken.append(shard.publishing)
             yield
         finally:
-            for slot in taken:
-                slot.release()
+            for shard in shards:
+                shard.open.set()
 
     def announce(self, group: str, message: dict[str, Any]) -> None:
         """``group_send`` without waiting for Redis: the running loop's channels of the
-        group have the message now, the others once the publish, left running, is done
-        (after the group's earlier ones; a failure is logged). For a sender in a loop that
+        group have the message now, the others once the publish, queued behind the
+        loop's earlier ones, is done (a failure is logged). For a sender in a loop that
         outlives its publishes (the server's)."""
         self.require_valid_group_name(group)
         self._require_message(message)
         state = self._state()
         name = self._group_channel(group)
         data = state.deliver_here(name, message)
-        task = _in_background(
-            state.publish_after(state.tails.get(name), name, data),
-            "publishing an announced message failed",
-        )
-        state.tails[name] = task
-        task.add_done_callback(functools.partial(_untail, state.tails, name))
-
-
-def _untail(tails: dict[str, asyncio.Future], name: str, task: asyncio.Future) -> None:
-    if tails.get(name) is task:
-        del tails[name]
+        state.shard(name).post(name, data)

@@ -244,25 +244,22 @@ class TableConsumer(LiveSocket):
         start or rematch button then); a viewer's own view is built only when his own
         hand's fragment changes (``_own_key``): at a table of four, for the player who
         moved and the one whose turn it is."""
-        with translation.override(self.language):
-            own_key = _own_key(snapshot, self.user if self._is_user() else None)
-            if not full and snapshot.table.status == Table.Status.PLAYING:
-                parts = [
-                    self._shared(
-                        ("hand", event, False, False),
-                        lambda: renderers.hand_fragments(
-                            selectors.table_view(snapshot=snapshot, viewer=None, with_chat=False)
-                        ),
-                    )
-                ]
-                if own_key != self.my_hand_key:
+        own_key = _own_key(snapshot, self.user if self._is_user() else None)
+        if not full and snapshot.table.status == Table.Status.PLAYING:
+            # Translated only where something is drawn: most sockets take the shared
+            # parts another socket drew, and their own hand has not changed.
+            shared = lambda: self._hand_parts(snapshot)  # noqa: E731
+            parts = [self._shared(("hand", event, False, False), shared)]
+            if own_key != self.my_hand_key:
+                with translation.override(self.language):
                     view = selectors.table_view(
                         snapshot=snapshot, viewer=self.user, with_chat=False
                     )
                     parts.append(renderers.my_hand_fragment(view))
-                    self.my_hand_key = own_key
-                self.position = snapshot.position
-                return "".join(parts)
+                self.my_hand_key = own_key
+            self.position = snapshot.position
+            return "".join(parts)
+        with translation.override(self.language):
             view = selectors.table_view(snapshot=snapshot, viewer=self.user, with_chat=False)
             parts = [
                 self._shared(
@@ -281,6 +278,12 @@ class TableConsumer(LiveSocket):
                     parts.append(seats())
         self.position = snapshot.position
         return "".join(parts)
+
+    def _hand_parts(self, snapshot: selectors.TableSnapshot) -> str:
+        """The parts of a hand in play every viewer sees alike, in this socket's language."""
+        with translation.override(self.language):
+            view = selectors.table_view(snapshot=snapshot, viewer=None, with_chat=False)
+            return renderers.hand_fragments(view)
 
     def _shared(self, key: tuple, render: Callable[[], str]) -> str:
         """A fragment shared by the viewers of this process alike at one event."""

@@ -350,6 +350,32 @@ async def test_a_storm_of_publishes_waits_for_connections_rather_than_failing(pr
     assert sorted(m["n"] for m in received) == list(range(400))
 
 
+async def test_a_burst_of_announcements_leaves_in_order_on_one_connection(project, redis):
+    here, there = project(), project()
+    channel = await there.new_channel()
+    await there.group_add("burst", channel)
+    for n in range(1000):  # a busy loop's moves, announced without waiting
+        here.announce("burst", {"type": "a", "n": n})
+    assert [(await receive(there, channel))["n"] for _ in range(1000)] == list(range(1000))
+    publishers = [c for c in await redis.client_list() if c["name"] == here.prefix]
+    assert len(publishers) == 1  # one connection carried them all
+
+
+async def test_a_publish_after_redis_dropped_the_publisher_connection_still_arrives(project, redis):
+    here, there = project(), project()
+    channel = await there.new_channel()
+    await there.group_add("dropped", channel)
+    await here.group_send("dropped", {"type": "a", "n": 1})
+    killed = [c["id"] for c in await redis.client_list() if c["name"] == here.prefix]
+    assert len(killed) == 1
+    await redis.execute_command("CLIENT", "KILL", "ID", killed[0])
+    await here.group_send("dropped", {"type": "a", "n": 2})  # written again on a new one
+    here.announce("dropped", {"type": "a", "n": 3})
+    assert [(await receive(there, channel))["n"] for _ in range(3)] == [1, 2, 3]
+    ids = [c["id"] for c in await redis.client_list() if c["name"] == here.prefix]
+    assert len(ids) == 1 and ids != killed
+
+
 async def test_the_subscriber_reconnects_and_subscribes_again_after_redis_dropped_it(
     project, redis
 ):
