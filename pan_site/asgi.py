@@ -7,7 +7,6 @@ behind a trusted proxy their ``scope["client"]`` is the real client's address
 """
 
 import os
-import sys
 from typing import Any
 
 import django
@@ -62,11 +61,3 @@ application = ProtocolTypeRouter(
 
 # The collector walks only what came lately, not the whole live room (core.collector).
 keep_long_lived_aside()
-
-# The event loop shares the GIL with the pool's threads (a table read whole, a full
-# render, a hand's end written with its consequences). Whenever the loop lets the GIL go
-# for a system call, a busy thread takes it and keeps it up to the switch interval before
-# the loop may run again: at Python's default of 5 ms a few such threads put tens of
-# milliseconds between a move and its frames. At 1 ms the loop waits a fifth as long.
-SWITCH_INTERVAL = 0.001
-sys.setswitchinterval(SWITCH_INTERVAL)
