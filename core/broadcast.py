@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -18,6 +19,18 @@ from django.db import transaction
 from core.channel_layer import PubSubChannelLayer
 
 logger = logging.getLogger(__name__)
+
+
+# Set in the tasks of the server's event loop (each socket's, each request's): the sync
+# code they run in threads (sync_to_async copies the context) sends through that loop.
+_SERVED: ContextVar[bool] = ContextVar("served", default=False)
+
+
+def served_here() -> None:
+    """Mark the running task as the server's (a socket's or a request's): a send from the
+    sync code it runs in threads goes through its loop, where the loop's own sockets of
+    the group have it at once, in order with what the loop itself sends."""
+    _SERVED.set(True)
 
 
 def user_group(user_id: int) -> str:
@@ -41,7 +54,11 @@ def group_send(group: str, event: dict) -> None:
     if layer is None:
         return
     try:
-        if _loop_runs_here():
+        if isinstance(layer, PubSubChannelLayer) and not _SERVED.get():
+            # No server's loop behind this thread (a Celery worker's, the clock ticker's, a
+            # command's, a test's): the process's sending loop and its one connection.
+            layer.group_send_blocking(group, event)
+        elif _loop_runs_here():
             # A sync caller inside a running loop (a test driving a browser): asgiref
             # refuses to block that loop's thread, so the send gets a thread of its own.
             with ThreadPoolExecutor(max_workers=1) as pool:

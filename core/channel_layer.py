@@ -4,9 +4,11 @@ redis-py's public asyncio API.
 A message to a channel or a group is one PUBLISH. Each event loop (each daphne, and each
 short-lived loop of ``async_to_sync``) holds one subscriber connection per Redis, takes
 every message of its channels and groups there once and puts it in the queues of its
-channels. Nothing waits in Redis: a message to a channel or group nobody listens to is
-dropped, as with channels_redis's pub/sub layer (``capacity`` and ``expiry`` are accepted
-for the same configuration and not enforced; a channel's queue is unbounded).
+channels. A sender that runs no event loop (a Celery worker's thread, the clock ticker)
+publishes through the process's one sending loop (``group_send_blocking``). Nothing
+waits in Redis: a message to a channel or group nobody listens to is dropped, as with
+channels_redis's pub/sub layer (``capacity`` and ``expiry`` are accepted for the same
+configuration and not enforced; a channel's queue is unbounded).
 
 What the live room needs beyond that, and why this layer is the project's own rather than
 a subclass of channels_redis's (which would have to override its private methods):
@@ -38,9 +40,11 @@ from __future__ import annotations
 
 import asyncio
 import binascii
+import concurrent.futures
 import contextlib
 import functools
 import logging
+import os
 import threading
 import uuid
 import weakref
@@ -62,6 +66,7 @@ ORIGIN_MARK = b"\xc1"  # starts a group message with its origin; never the first
 ORIGIN_SIZE = 16
 BACKOFF_FIRST = 0.1  # seconds before the subscriber's first reconnection attempt
 BACKOFF_MAX = 5.0
+BLOCKING_TIMEOUT = 10.0  # seconds a sender without a loop waits for Redis to take a message
 
 # Tasks left running (announced publishes, background unsubscriptions): asyncio keeps only
 # weak references to tasks.
@@ -417,6 +422,31 @@ async def _until_shutdown(
         await state.close()
 
 
+class _SendingLoop:
+    """An event loop of the process's own on a daemon thread, for senders that run none:
+    ``async_to_sync`` would start a thread and a loop, and open a Redis connection, for
+    every message they send. One per process (a forked child starts its own)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pid = 0
+
+    def get(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._pid != os.getpid():
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name="channel-layer-sender", daemon=True
+                )
+                thread.start()
+                self._loop, self._pid = loop, os.getpid()
+            return self._loop
+
+
+_SENDING_LOOP = _SendingLoop()
+
+
 class PubSubChannelLayer(BaseChannelLayer):
     """Channels' layer on Redis pub/sub (see the module's docstring).
 
@@ -583,6 +613,22 @@ class PubSubChannelLayer(BaseChannelLayer):
         name = self._group_channel(group)
         data = state.deliver_here(name, message)
         await state.shard(name).publish(name, data)
+
+    def group_send_blocking(
+        self, group: str, message: dict[str, Any], *, timeout: float = BLOCKING_TIMEOUT
+    ) -> None:
+        """``group_send`` from a thread that runs no event loop, returning once Redis has
+        taken the message (raising what ``group_send`` raises, or ``TimeoutError`` after
+        ``timeout`` seconds). It goes out on the process's sending loop, on that loop's one
+        publisher connection, in the order of the calls."""
+        sending = asyncio.run_coroutine_threadsafe(
+            self.group_send(group, message), _SENDING_LOOP.get()
+        )
+        try:
+            sending.result(timeout)
+        except concurrent.futures.TimeoutError:
+            sending.cancel()
+            raise
 
     async def flush(self) -> None:
         """Forget the running loop's channels and groups and close its connections; the

@@ -17,6 +17,8 @@ from django.db import connections
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pan_site.settings")
 django.setup(set_prefix=False)
 
+from core.broadcast import served_here  # noqa: E402  (needs Django set up first)
+
 
 class RequestASGIHandler(ASGIHandler):
     """Django's ASGI handler, closing the request's database connections when it ends.
@@ -31,6 +33,7 @@ class RequestASGIHandler(ASGIHandler):
     """
 
     async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        served_here()  # what the request's thread sends goes through this loop
         try:
             await super().handle(scope, receive, send)
         finally:

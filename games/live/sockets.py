@@ -130,6 +130,7 @@ class LiveSocket(AsyncWebsocketConsumer):
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         self.scope, self.base_send = scope, send
+        broadcast.served_here()  # what its threads send goes through this loop
         layer = self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.channel_name = await layer.new_channel()
         if isinstance(layer, PubSubChannelLayer):

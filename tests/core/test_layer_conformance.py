@@ -19,6 +19,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer
 from channels_redis.pubsub import RedisPubSubChannelLayer
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from core.channel_layer import PubSubChannelLayer
 
@@ -424,3 +425,46 @@ async def test_a_short_lived_loop_gets_its_own_connections_and_closes_them(proje
             await asyncio.sleep(0.01)
     names = [c["name"] for c in await redis.client_list()]
     assert names.count(f"{layer.prefix}subscriber") == 1
+
+
+async def test_senders_without_a_loop_share_one_kept_connection_in_order(project, redis):
+    """A Celery worker's threads and the clock ticker run no event loop: what they send
+    leaves on the process's sending loop, on one connection that stays open, each
+    thread's messages in order (``async_to_sync`` would open a loop and a connection for
+    each message and close them after it)."""
+    here, there = project(), project()
+    channel = await there.new_channel()
+    await there.group_add("from-threads", channel)
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(
+        None, lambda: here.group_send_blocking("from-threads", {"type": "a", "n": -1})
+    )
+    assert (await receive(there, channel))["n"] == -1
+    kept = [c["id"] for c in await redis.client_list() if c["name"] == here.prefix]
+    assert len(kept) == 1
+
+    def send(first: int) -> None:
+        for n in range(first, first + 50):
+            here.group_send_blocking("from-threads", {"type": "a", "n": n})
+
+    threads = [threading.Thread(target=send, args=(50 * k,)) for k in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        await loop.run_in_executor(None, thread.join)
+    received = [(await receive(there, channel))["n"] for _ in range(150)]
+    assert sorted(received) == list(range(150))
+    for k in range(3):
+        mine = [n for n in received if 50 * k <= n < 50 * (k + 1)]
+        assert mine == sorted(mine)
+    assert [c["id"] for c in await redis.client_list() if c["name"] == here.prefix] == kept
+    await nothing_more(there, channel)
+
+
+async def test_a_sender_without_a_loop_gets_the_error_when_redis_is_unreachable(project):
+    layer = project(hosts=["redis://127.0.0.1:9/0"])  # nothing listens on port 9
+    loop = asyncio.get_running_loop()
+    with pytest.raises(RedisConnectionError):
+        await loop.run_in_executor(
+            None, lambda: layer.group_send_blocking("nowhere", {"type": "a"}, timeout=WAIT)
+        )
