@@ -236,8 +236,9 @@ class Counters:
         counts["cpu.redis"] = cpu_seconds(self.redis_server.proc.pid)
         counts["cpu.postgres"] = cpu_of(self.postgres.pids())
         counts["cpu.client"] = time.process_time()
-        busy, total = machine_busy()
+        busy, total, stolen = machine_busy()
         counts["machine.busy"], counts["machine.total"] = busy, total
+        counts["machine.stolen"] = stolen
         return counts
 
     async def take(self, *, flush: float = FLUSH_SECONDS) -> dict[str, float]:
@@ -273,8 +274,9 @@ def top_commands(counts: dict[str, float], limit: int = 6) -> str:
     return " ".join(f"{name}={value:.2f}" for name, value in commands[:limit]) or "none"
 
 
-def machine_share(window: dict[str, float]) -> float:
-    return window["machine.busy"] / max(1e-9, window["machine.total"])
+def machine_share(window: dict[str, float], part: str = "busy") -> float:
+    """The machine's ``busy`` (or ``stolen``) share of all its cores' time in ``window``."""
+    return window[f"machine.{part}"] / max(1e-9, window["machine.total"])
 
 
 def figures(counts: dict[str, float]) -> str:
@@ -362,7 +364,8 @@ def report_play(played: Played, options: argparse.Namespace, logs: Path) -> None
     )
     print(
         f"  window {window['seconds']:.1f} s (play {run.window:.1f} s and the moves in flight); "
-        f"machine busy {machine_share(window):.0%} (quiet {machine_share(quiet):.0%}); "
+        f"machine busy {machine_share(window):.0%} (quiet {machine_share(quiet):.0%}), "
+        f"stolen {machine_share(window, 'stolen'):.0%}; "
         f"client cpu {window['cpu.client'] / window['seconds']:.0%} of a core; new hands "
         f"{run.new_hands}; server logs: {tracebacks(logs)} tracebacks"
     )
