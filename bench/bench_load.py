@@ -561,7 +561,9 @@ def describe(run: LoadRun, cpu: str, what: str) -> list[str]:
         f"connecting {run.connect_seconds:.1f} s, first renders {run.warmup_seconds:.1f} s more, "
         f"window {run.window:.0f} s, "
         f"{rate:.1f} moves/s (sent {run.moves_sent}), new hands {run.new_hands}, "
-        f"rematches {run.rematches}, {run.frames} frames, {cpu}, client loop lag "
+        f"rematches {run.rematches}, {run.frames} frames "
+        f"({run.frame_characters / 1000 / max(1, len(run.latencies)):.1f} k characters per "
+        f"move), {cpu}, client loop lag "
         f"p99={quantile(run.loop_lag_ms, 0.99):.0f} max={max(run.loop_lag_ms, default=0):.0f} ms",
     ]
     if run.first_latencies:

@@ -301,6 +301,7 @@ class Seat:
     async def receive(self, run: LoadRun, frame: str) -> None:
         now = time.monotonic()
         run.frames += 1
+        run.frame_characters += len(frame)
         if 'id="ws-ping"' in frame:
             ping = PING.search(frame)
             if ping:
@@ -567,6 +568,7 @@ class LoadRun:
         self.new_hands = 0
         self.rematches = 0
         self.frames = 0
+        self.frame_characters = 0  # of every frame received (HTML: about as many bytes)
         self.slots = asyncio.Semaphore(1)
         self.retry_until = 0.0
         self.connect_seconds = self.warmup_seconds = 0.0
@@ -627,6 +629,7 @@ class LoadRun:
         self.timeline.clear()
         self.loop_lag_ms.clear()
         self.moves_sent = self.new_hands = self.rematches = self.frames = 0
+        self.frame_characters = 0
 
     def hand_versions(self) -> list[int]:
         """The version each playing table's hand stands at."""

@@ -56,6 +56,9 @@ class TableConsumer(LiveSocket):
     # of the last own hand sent (it is rendered again only when it changed).
     position: tuple[int, int] = (-1, -1)
     my_hand_key: tuple | None = None
+    # The event whose shared render last drew the players' boxes on this page (None: a
+    # render of this socket's own drew them): the next move sends only the boxes changed.
+    boxes_event: str | None = None
     pong_recorded: float = float("-inf")
     pinger: asyncio.Task | None = None
 
@@ -248,8 +251,10 @@ class TableConsumer(LiveSocket):
         if not full and snapshot.table.status == Table.Status.PLAYING:
             # Translated only where something is drawn: most sockets take the shared
             # parts another socket drew, and their own hand has not changed.
-            shared = lambda: self._hand_parts(snapshot)  # noqa: E731
-            parts = [self._shared(("hand", event, False, False), shared)]
+            shown = self.boxes_event
+            shared = lambda: self._hand_parts(snapshot, event, shown)  # noqa: E731
+            parts = [self._shared(("hand", event, False, False, shown), shared)]
+            self.boxes_event = event
             if own_key != self.my_hand_key:
                 with translation.override(self.language):
                     view = selectors.table_view(
@@ -259,6 +264,7 @@ class TableConsumer(LiveSocket):
                 self.my_hand_key = own_key
             self.position = snapshot.position
             return "".join(parts)
+        self.boxes_event = None
         with translation.override(self.language):
             view = selectors.table_view(snapshot=snapshot, viewer=self.user, with_chat=False)
             parts = [
@@ -279,11 +285,21 @@ class TableConsumer(LiveSocket):
         self.position = snapshot.position
         return "".join(parts)
 
-    def _hand_parts(self, snapshot: selectors.TableSnapshot) -> str:
-        """The parts of a hand in play every viewer sees alike, in this socket's language."""
+    def _hand_parts(
+        self, snapshot: selectors.TableSnapshot, event: str | None, shown: str | None
+    ) -> str:
+        """The parts of a hand in play every viewer sees alike, in this socket's language,
+        for a page whose players' boxes the shared render at ``shown`` drew: only the
+        boxes changed since then, when that render's boxes are still kept."""
         with translation.override(self.language):
             view = selectors.table_view(snapshot=snapshot, viewer=None, with_chat=False)
-            return renderers.hand_fragments(view)
+            boxes = renderers.player_boxes(view)
+            before = None
+            if event is not None:
+                if shown is not None:
+                    before = LIVE.boxes(self.table_id, self.language, shown)
+                LIVE.keep_boxes(self.table_id, self.language, event, boxes)
+            return renderers.hand_fragments(view, boxes=boxes, shown=before)
 
     def _shared(self, key: tuple, render: Callable[[], str]) -> str:
         """A fragment shared by the viewers of this process alike at one event."""

@@ -2,8 +2,9 @@
 
 Every fragment's root element carries its id and ``hx-swap-oob``, so htmx's ws
 extension swaps it into the page in place. A move changes only the hand's parts
-(``HAND_PARTIALS``, the same for every viewer, and one's own hand); the seats are sent
-again only when they may have changed.
+(``HAND_PARTIALS``, the same for every viewer, and one's own hand); of the players'
+boxes, a page that shows the last move's gets only those that changed; the seats are
+sent again only when they may have changed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.template.backends.django import Template
 from django.template.loader import get_template, render_to_string
 from django.utils import translation
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from accounts.models import User
 from games import selectors
@@ -52,12 +54,29 @@ def table_fragments(view: selectors.TableView) -> str:
     return _partials(view, TABLE_PARTIALS)
 
 
-def hand_fragments(view: selectors.TableView) -> str:
+def player_boxes(view: selectors.TableView) -> list[SafeString]:
+    """Each player's box, by seat: the players' section's parts (``hand_fragments``)."""
+    return pan.player_boxes(view)
+
+
+def hand_fragments(
+    view: selectors.TableView,
+    *,
+    boxes: list[SafeString] | None = None,
+    shown: list[SafeString] | None = None,
+) -> str:
     """The parts a move changes that every viewer sees alike (``HAND_PARTIALS``: the
-    partials draw the last three with these tags)."""
+    partials draw the last three with these tags). ``boxes``: the players' boxes, drawn
+    (``pan.player_boxes``); ``shown``: the boxes the page shows now, when known: then
+    only the boxes that changed are sent, each in its place (a move changes the mover's
+    and the next player's), else the whole players' section."""
+    boxes = pan.player_boxes(view) if boxes is None else boxes
+    players = pan.changed_boxes(boxes, shown) if shown is not None else None
+    if players is None:
+        players = pan.players_section(view, oob=True, boxes=boxes)
     return (
         status_fragment(view)
-        + pan.players_section(view, oob=True)
+        + players
         + pan.pile_section(view, oob=True)
         + pan.log_section(view, oob=True)
     )

@@ -88,6 +88,9 @@ class LiveTables:
         # table id -> (snapshot, when it was read, when its presence was read)
         self._frames: dict[int, tuple[selectors.TableSnapshot, float, float]] = {}
         self._renders: Recent[str] = Recent(tables=size, per_table=16)
+        # Per table, the players' boxes of its last shared renders, by language and event:
+        # a page that took one of them is sent only the boxes that changed since.
+        self._boxes: Recent[list[str]] = Recent(tables=size, per_table=4)
         self._lock = threading.Lock()  # renders are shared with the pool's threads
         self._due: dict[int, selectors.TableSnapshot] = {}  # presence to read again
         self._presence_reader: asyncio.Task | None = None
@@ -256,6 +259,16 @@ class LiveTables:
         lag = snapshot.presence[user_id][1] if connected else None
         presence = {**snapshot.presence, user_id: (connected, lag)}
         self._frames[table_id] = (snapshot.evolve(presence=presence), read_at, presence_at)
+
+    def boxes(self, table_id: int, language: str, event: str) -> list[str] | None:
+        """The players' boxes as the table's shared render at ``event`` drew them in
+        ``language`` (``keep_boxes``); None when they are no longer kept."""
+        with self._lock:
+            return self._boxes.get(table_id, (language, event))
+
+    def keep_boxes(self, table_id: int, language: str, event: str, boxes: list[str]) -> None:
+        with self._lock:
+            self._boxes.put(table_id, (language, event), boxes)
 
     def shared(self, key: tuple, render: Callable[[], str]) -> str:
         """A fragment rendered once for every viewer who sees it alike (``key``: the table

@@ -242,12 +242,14 @@ def _player_box(p: selectors.PlayerView, language: str | None) -> SafeString:
         " low" if p.clock_ms < 10000 else ""
     )
     return format_html(
-        '<div class="player{}" data-testid="player" data-seat="{}" role="group" aria-label="{}">'
+        '<div id="player-{}" class="player{}" data-testid="player" data-seat="{}" role="group" '
+        'aria-label="{}">'
         '<div class="player-name">{} {}{}</div>{}'
         '<div class="player-facts">'
         '<span title="{}" data-testid="hand-count">{} {}</span>{}'
         '<span class="letters" data-testid="letters" title="{}">{}</span>{}</div>'
         '<div class="{}" data-testid="clock" data-ms="{}" data-running="{}">{}</div>{}{}</div>',
+        p.seat,
         " to-move" if p.to_move else "",
         p.seat,
         player_label(p),
@@ -276,18 +278,41 @@ def _player_box(p: selectors.PlayerView, language: str | None) -> SafeString:
 # and a template's nodes cost several times as much. The table page's partials draw
 # them with these same tags.
 _OOB = mark_safe(' hx-swap-oob="true"')
+_BOX_START = '<div id="player-'
+_OOB_BOX = '<div hx-swap-oob="true" id="player-'
 PILE_SHOWN = 8  # the top cards of the pile drawn
 
 
 @register.simple_tag
-def players_section(view: selectors.TableView, oob: bool = False) -> SafeString:
-    """The players' boxes around the felt."""
+def players_section(
+    view: selectors.TableView, oob: bool = False, boxes: list[SafeString] | None = None
+) -> SafeString:
+    """The players' boxes around the felt (``boxes``: ``player_boxes(view)``, drawn)."""
     return format_html(
         '<section id="players" class="players" aria-label="{}" data-seats="{}"{}>{}</section>',
         _("Players"),
         len(view.players),
         _OOB if oob else "",
-        SafeString("".join(player_box(p) for p in view.players)),
+        SafeString("".join(player_boxes(view) if boxes is None else boxes)),
+    )
+
+
+def player_boxes(view: selectors.TableView) -> list[SafeString]:
+    """Each player's box, by seat."""
+    return [player_box(p) for p in view.players]
+
+
+def changed_boxes(boxes: list[SafeString], shown: list[SafeString]) -> SafeString | None:
+    """The boxes of ``boxes`` that differ from those a page shows (``shown``, the same
+    players), each to be swapped in by its id; None when the players are not the same."""
+    if len(boxes) != len(shown):
+        return None
+    return SafeString(
+        "".join(
+            _OOB_BOX + box[len(_BOX_START) :]
+            for box, before in zip(boxes, shown, strict=True)
+            if box != before
+        )
     )
 
 

@@ -76,8 +76,10 @@
     foldRulesOnceDealt();
     markTurn();
     markMe();
-    if (message.indexOf('id="players"') !== -1) {
-      clocksBase = performance.now(); // fresh server values just arrived
+    // A move sends the boxes it changed, the running clock's among them: its milliseconds
+    // are fresh. A box not sent keeps its clock, stopped, as it was.
+    if (message.indexOf('data-running="1"') !== -1) {
+      clocksBase = performance.now();
     }
     if (message.indexOf("data-ping") !== -1) {
       var ping = document.getElementById("ws-ping");

@@ -33,7 +33,7 @@ from tests.factories import (
     play_to_pan_on_time,
     seated_users,
 )
-from tests.games.ws import connect, frames_until, version_of
+from tests.games.ws import Page, connect, elements, frames_until, version_of
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
@@ -220,15 +220,17 @@ def presence_of(frame: str, user: User) -> bool:
 
 
 async def test_moves_reach_the_table_from_the_event_alone_and_match_a_fresh_read():
-    g = await started_table()
+    g = await started_table(players=3)
     path = f"/ws/tables/{g.table.pk}/"
     players = {seat: await connect(path, user) for seat, user in g.by_seat.items()}
     spectator = await connect(path, None)
-    for ws in (*players.values(), spectator):
+    for ws in players.values():
         await frames_until(ws, 'id="seats"')
+    page = Page().take(*await frames_until(spectator, 'id="seats"'))
     applied = LIVE.applied
     hand = g.hand
-    for _ in range(3):  # three moves, each applied to the frame the last one left
+    sent_boxes = []
+    for _ in range(4):  # four moves, each applied to the frame the last one left
         state = hand.engine_state
         move = state.legal_moves()[0]
         command = (
@@ -237,17 +239,26 @@ async def test_moves_reach_the_table_from_the_event_alone_and_match_a_fresh_read
             else {"action": "pickup"}
         )
         await players[state.to_move].send_json_to({**command, "version": str(hand.version)})
-        shown = (await frames_until(spectator, f'data-version="{hand.version + 1}"'))[-1]
+        frames = await frames_until(spectator, f'data-version="{hand.version + 1}"')
+        page.take(*frames)
+        sent_boxes.append([id_ for id_, _html in elements(frames[-1])])
         hand = await database_sync_to_async(Hand.objects.get)(pk=hand.pk)
-    assert LIVE.applied >= applied + 3
-    # What the event built is what a reload shows: the pile, the counts, the clocks.
+    assert LIVE.applied >= applied + 4
+    # The first move after the page's own render sends the players' section whole; the
+    # next ones only the boxes they changed (of three players, the mover's and the next
+    # one's), each in its place.
+    assert "players" in sent_boxes[0]
+    for ids in sent_boxes[1:]:
+        boxes = [i for i in ids if i.startswith("player-")]
+        assert "players" not in ids and 1 <= len(boxes) < 3
+    # What the page shows after the moves is what a reload shows: the status, every
+    # player's box, the pile and the log, but for the clocks' milliseconds.
     reloaded = await connect(path, None)
-    fresh = "".join(await frames_until(reloaded, 'id="seats"'))
-    part = re.compile(r'<section id="table-status".*?id="action-log"', re.S)
+    fresh = Page().take(*await frames_until(reloaded, 'id="seats"'))
     clocks = re.compile(r'<div class="clock.*?</div>|data-server-now="[^"]*"', re.S)
-    assert clocks.sub("", part.search(shown).group(0)) == clocks.sub(
-        "", part.search(fresh).group(0)
-    )
+    for part in ("table-status", "players", "pile", "action-log", *fresh.boxes()):
+        assert clocks.sub("", page.parts[part]) == clocks.sub("", fresh.parts[part]), part
+    assert page.boxes().keys() == fresh.boxes().keys() == {"player-0", "player-1", "player-2"}
     for ws in (*players.values(), spectator, reloaded):
         await ws.disconnect()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from html.parser import HTMLParser
 
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
@@ -59,3 +60,71 @@ async def frames_until(
 
 def version_of(frame: str) -> int:
     return int(re.search(r'data-version="(\d+)"', frame).group(1))
+
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+
+
+class _Elements(HTMLParser):
+    """The top-level elements of a fragment: (id, start, end) offsets."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines = [0]
+        for line in text.splitlines(keepends=True):
+            self.lines.append(self.lines[-1] + len(line))
+        self.depth, self.start, self.id = 0, 0, ""
+        self.found: list[tuple[str, int, int]] = []
+        self.feed(text)
+        self.close()
+
+    def at(self) -> int:
+        line, column = self.getpos()
+        return self.lines[line - 1] + column
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.depth == 0:
+            self.start, self.id = self.at(), dict(attrs).get("id") or ""
+        if tag in VOID:
+            if self.depth == 0:
+                self.found.append((self.id, self.start, self.at() + len(self.get_starttag_text())))
+            return
+        self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            end = self.at() + len(f"</{tag}>")
+            self.found.append((self.id, self.start, end))
+
+
+def elements(fragment: str) -> list[tuple[str, str]]:
+    """The top-level elements of ``fragment``, each as (its id, its HTML)."""
+    return [(id_, fragment[start:end]) for id_, start, end in _Elements(fragment).found]
+
+
+class Page:
+    """What a table page shows after the frames it took, as htmx's ws extension swaps
+    them in: each top-level element of a frame takes the place of the page's element of
+    its id, a player's box as the whole players' section."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, str] = {}
+
+    def take(self, *frames: str) -> Page:
+        for frame in frames:
+            for id_, html in elements(frame):
+                html = html.replace(' hx-swap-oob="true"', "", 1)
+                if id_ == "players":
+                    self.parts = {
+                        k: v for k, v in self.parts.items() if not k.startswith("player-")
+                    }
+                    inside = html[html.index(">") + 1 : html.rindex("</section>")]
+                    html = html[: html.index(">") + 1]
+                    self.parts.update(elements(inside))
+                self.parts[id_] = html
+        return self
+
+    def boxes(self) -> dict[str, str]:
+        """The players' boxes, by id."""
+        return {k: v for k, v in self.parts.items() if k.startswith("player-")}
