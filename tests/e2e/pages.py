@@ -1,4 +1,4 @@
-"""Browser helpers shared by the browser tests: fresh contexts and logging in."""
+"""Browser helpers shared by the browser tests: fresh contexts, logging in, a move."""
 
 from __future__ import annotations
 
@@ -35,3 +35,24 @@ def pages_at_table(
         contexts.append(context)
         pages.append(page)
     return contexts, pages
+
+
+def play_one_move(pages: list[Page]) -> bool:
+    """The player whose turn it is plays his first legal card, or picks up, and waits
+    until his page shows the table after it."""
+    for page in pages:
+        if page.get_by_test_id("your-turn").count():
+            status = page.get_by_test_id("table-status")
+            before = (status.get_attribute("data-hand"), status.get_attribute("data-version"))
+            legal = page.locator("button.card-button.legal")
+            target = legal.first if legal.count() else page.get_by_test_id("pickup").first
+            target.click()
+            page.wait_for_function(
+                """([hand, version]) => {
+                    const s = document.getElementById("table-status");
+                    return s.dataset.hand !== hand || s.dataset.version !== version;
+                }""",
+                arg=list(before),
+            )
+            return True
+    return False

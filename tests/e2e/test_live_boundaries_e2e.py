@@ -9,7 +9,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from games import services
 from games.engine import Rules
-from tests.e2e.pages import new_page, pages_at_table
+from tests.e2e.pages import new_page, pages_at_table, play_one_move
 from tests.factories import make_user
 from tests.tournaments.helpers import make_staff, make_tournament, started
 from tournaments.models import Tournament
@@ -40,27 +40,6 @@ def same_hand(pages: list[Page], timeout_ms: int = 5000) -> str:
             return shown.pop()
         pages[0].wait_for_timeout(50)
     raise AssertionError(f"the pages show different hands: {sorted(shown)}")
-
-
-def play_one_move(pages: list[Page]) -> bool:
-    """The player whose turn it is plays his first legal card, or picks up, and waits
-    until his page shows the table after it."""
-    for page in pages:
-        if page.get_by_test_id("your-turn").count():
-            status = page.get_by_test_id("table-status")
-            before = (status.get_attribute("data-hand"), status.get_attribute("data-version"))
-            legal = page.locator("button.card-button.legal")
-            target = legal.first if legal.count() else page.get_by_test_id("pickup").first
-            target.click()
-            page.wait_for_function(
-                """([hand, version]) => {
-                    const s = document.getElementById("table-status");
-                    return s.dataset.hand !== hand || s.dataset.version !== version;
-                }""",
-                arg=list(before),
-            )
-            return True
-    return False
 
 
 def test_players_and_a_spectator_see_the_next_hand_and_a_rematch_without_a_reload(

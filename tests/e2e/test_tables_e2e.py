@@ -9,7 +9,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
 from games import services
 from games.engine import Rules
-from tests.e2e.pages import log_in, new_page, pages_at_table
+from tests.e2e.pages import log_in, new_page, pages_at_table, play_one_move
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -124,6 +124,72 @@ def test_the_running_clock_ticks_and_a_timeout_shows_the_letter_on_both_pages(si
         expect(page.get_by_test_id("outcome")).to_contain_text("ran out of time", timeout=15_000)
         expect(page.get_by_test_id("letters").filter(has_text="P")).to_have_count(1)
     for ctx in contexts:
+        ctx.close()
+
+
+# The players' boxes as a page shows them, but for what moves by itself or differs by
+# viewer: the clocks (they tick), the lags (read again now and then) and the viewer's mark.
+BOXES = """() => Array.from(document.querySelectorAll("#players .player")).map((box) => {
+    const copy = box.cloneNode(true);
+    copy.querySelectorAll(".clock, .lag").forEach((el) => el.remove());
+    copy.classList.remove("me");
+    copy.removeAttribute("hx-swap-oob");
+    return copy.outerHTML;
+})"""
+
+
+def clock_seconds(text: str) -> float:
+    minutes, seconds = text.strip().split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
+def test_a_move_redraws_only_the_boxes_it_changed_and_the_page_matches_a_reload(
+    site, browser: Browser
+):
+    names = ["ola_box", "janek_box", "ewa_box"]
+    ola, janek, ewa = (make_user(name) for name in names)
+    table = services.table_create(owner=ola, name="Boxes", rules=Rules(), seats=3, base_seconds=600)
+    for user in (janek, ewa):
+        services.table_sit(table_id=table.pk, user=user)
+    contexts, players = pages_at_table(browser, site.url, table.pk, names)
+    spectator_ctx, spectator = new_page(browser)
+    spectator.goto(f"{site.url}/tables/{table.pk}/")
+    for page in (*players, spectator):
+        expect(page.locator("#conn-state.on")).to_have_count(1)
+    spectator.evaluate(
+        """() => {
+            window.sections = 0;
+            window.boxesAlone = 0;
+            document.addEventListener("htmx:wsAfterMessage", (event) => {
+                const message = event.detail.message || "";
+                if (message.includes('id="players"')) { window.sections += 1; }
+                else if (message.includes('id="player-')) { window.boxesAlone += 1; }
+            });
+        }"""
+    )
+    players[0].get_by_test_id("start").click()
+    expect(spectator.locator('.clock[data-running="1"]')).to_have_count(1)
+    for _ in range(4):
+        assert play_one_move(players)
+    # A while later, one more move: the clock that starts shows its own time, counted
+    # from when its box arrived (not from the message before, seconds ago).
+    spectator.wait_for_timeout(3000)
+    assert play_one_move(players)
+    shown = players[0].get_by_test_id("table-status").get_attribute("data-version")
+    expect(spectator.get_by_test_id("table-status")).to_have_attribute("data-version", shown)
+    running = spectator.locator('.clock[data-running="1"]')
+    spectator.wait_for_timeout(500)
+    remaining = int(running.get_attribute("data-ms")) / 1000
+    assert remaining - 2 <= clock_seconds(running.inner_text()) <= remaining
+    # The moves after the first sent only the boxes they changed...
+    assert spectator.evaluate("window.boxesAlone") >= 4
+    # ...and the page shows every player as a reload does.
+    fresh_ctx, fresh = new_page(browser)
+    fresh.goto(f"{site.url}/tables/{table.pk}/")
+    expect(fresh.get_by_test_id("table-status")).to_have_attribute("data-version", shown)
+    assert spectator.evaluate(BOXES) == fresh.evaluate(BOXES)
+    assert len(fresh.evaluate(BOXES)) == 3
+    for ctx in (*contexts, spectator_ctx, fresh_ctx):
         ctx.close()
 
 
