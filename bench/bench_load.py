@@ -94,6 +94,13 @@ def parse_options() -> argparse.Namespace:
     parser.add_argument("--daphne", type=numbers, default=[1, 2], help="processes, e.g. 1,2")
     parser.add_argument("--seconds", type=float, default=30.0, help="measured play per config")
     parser.add_argument("--baseline", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument(
+        "--turns",
+        type=int,
+        default=3,
+        help="the site and the bare consumer, both connected, play in this many turns each "
+        "of --seconds/turns (0: the bare consumer after the site, each connected alone)",
+    )
     parser.add_argument("--idle-sockets", type=int, default=1000, help="0: no idle phase")
     parser.add_argument("--idle-seconds", type=float, default=60.0)
     parser.add_argument("--storm", action="store_true", help="sockets connecting during play")
@@ -244,27 +251,51 @@ def rss_kb(pid: int) -> int:
 
 
 class CpuMeter:
-    """CPU used over a stretch of time: by each server, the machine, and this client."""
+    """CPU used over a stretch of time, or over several (``pause``, ``resume``): by each
+    server, the machine, and this client."""
 
-    def __init__(self, servers: list[Server]) -> None:
+    def __init__(self, servers: list[Server], *, running: bool = True) -> None:
         self.servers = servers
-        self.began = time.monotonic()
-        self.start = {s.name: cpu_seconds(s.proc.pid) for s in servers}
-        self.machine = machine_busy()
-        self.client = time.process_time()
+        self.totals = {s.name: 0.0 for s in servers}
+        self.wall = self.client = 0.0
+        self.machine = [0.0, 0.0, 0.0]  # busy, total, stolen (``machine_busy``)
+        self.running = False
+        if running:
+            self.resume()
+
+    def _now(self) -> tuple[dict[str, float], float, float, tuple[float, float, float]]:
+        cpu = {s.name: cpu_seconds(s.proc.pid) for s in self.servers}
+        return cpu, time.monotonic(), time.process_time(), machine_busy()
+
+    def resume(self) -> None:
+        self.start = self._now()
+        self.running = True
+
+    def pause(self) -> None:
+        self.totals, self.wall, self.client, self.machine = self._counted()
+        self.running = False
+
+    def _counted(self) -> tuple[dict[str, float], float, float, list[float]]:
+        """The totals, with the stretch running now."""
+        if not self.running:
+            return dict(self.totals), self.wall, self.client, list(self.machine)
+        (cpu0, wall0, client0, machine0), (cpu1, wall1, client1, machine1) = (
+            self.start,
+            self._now(),
+        )
+        totals = {name: self.totals[name] + cpu1[name] - cpu0[name] for name in self.totals}
+        machine = [m + b - a for m, a, b in zip(self.machine, machine0, machine1, strict=True)]
+        return totals, self.wall + wall1 - wall0, self.client + client1 - client0, machine
 
     def shares(self) -> dict[str, float]:
         """Share of one core for each process, of all cores for ``machine`` and
         ``stolen`` (``machine_busy``)."""
-        wall = max(1e-6, time.monotonic() - self.began)
-        shares = {
-            s.name: (cpu_seconds(s.proc.pid) - self.start[s.name]) / wall for s in self.servers
-        }
-        busy, total, stolen = machine_busy()
-        elapsed = max(1e-6, total - self.machine[1])
-        shares["machine"] = (busy - self.machine[0]) / elapsed
-        shares["stolen"] = (stolen - self.machine[2]) / elapsed
-        shares["client"] = (time.process_time() - self.client) / wall
+        totals, wall, client, (busy, total, stolen) = self._counted()
+        wall, total = max(1e-6, wall), max(1e-6, total)
+        shares = {name: used / wall for name, used in totals.items()}
+        shares["machine"] = busy / total
+        shares["stolen"] = stolen / total
+        shares["client"] = client / wall
         return shares
 
     def summary(self) -> str:
@@ -272,7 +303,8 @@ class CpuMeter:
 
     def used(self, servers: list[Server]) -> float:
         """CPU seconds that ``servers`` (among the meter's) used so far."""
-        return sum(cpu_seconds(s.proc.pid) - self.start[s.name] for s in servers)
+        totals = self._counted()[0]
+        return sum(totals[s.name] for s in servers)
 
 
 async def settle(servers: list[Server], *, below: float = 0.2, timeout: float = 15.0) -> None:
@@ -553,6 +585,62 @@ async def measure(
             await crowd.close()
 
 
+async def measure_in_turns(
+    seats: list[list[SeatSpec]],
+    servers: list[Server],
+    daphnes: list[Server],
+    bare_seats: list[list[SeatSpec]],
+    bare: list[Server],
+    options: argparse.Namespace,
+    *,
+    pacing: str = "open",
+) -> tuple[Measured, Measured]:
+    """``measure`` of the site and of the bare consumer together: both connected, the
+    site's hands played long, then each plays ``options.turns`` turns of
+    ``options.seconds / options.turns`` in alternation, so that both meet the machine as
+    it is within seconds of each other (this shared host's speed changes from one minute
+    to the next). The CPU and the window are the sums over each one's turns."""
+    run, bare_run = load_run(seats, options, pacing), load_run(bare_seats, options, pacing)
+    try:
+        for each in (run, bare_run):
+            await each.connect(
+                concurrency=options.connect_concurrency, budget=options.connect_budget
+            )
+            await each.warm_up(options.warmup_timeout)
+        low, high = options.lengthen
+        if high > 0:
+            await run.lengthen((low, high), pace=(0.05, 0.25), seconds=options.lengthen_seconds)
+        versions = run.hand_versions()
+        await settle(servers + bare)
+        turns = [(run, CpuMeter(servers, running=False)), (bare_run, CpuMeter(bare, running=False))]
+        windows = [0.0, 0.0]
+        for _turn in range(options.turns):
+            for i, (each, meter) in enumerate(turns):
+                meter.resume()
+                await each.play(options.seconds / options.turns, give_up=options.give_up)
+                meter.pause()
+                windows[i] += each.window
+        run.window, bare_run.window = windows
+        (_, site_meter), (_, bare_meter) = turns
+        return (
+            Measured(
+                run,
+                site_meter.summary(),
+                site_meter.used(daphnes) * 1000 / max(1, len(run.latencies)),
+                versions,
+            ),
+            Measured(
+                bare_run,
+                bare_meter.summary(),
+                bare_meter.used(bare) * 1000 / max(1, len(bare_run.latencies)),
+                [],
+            ),
+        )
+    finally:
+        await run.close()
+        await bare_run.close()
+
+
 def describe(run: LoadRun, cpu: str, what: str) -> list[str]:
     rate = len(run.latencies) / run.window if run.window else 0.0
     lines = [
@@ -598,23 +686,30 @@ def configuration(
         )
     setup = time.monotonic() - created
     errors_before = tracebacks(logs)
-    measured = asyncio.run(
-        measure(
-            site_seats(data, site, route=options.route, via=via),
-            site + workers,
-            site,
-            options,
-            pacing=pacing,
-            storm=crowd,
-            quiet=site,
+    seats = site_seats(data, site, route=options.route, via=via)
+    base = base_measured = None
+    if baseline and options.turns > 0 and not storm:
+        measured, base_measured = asyncio.run(
+            measure_in_turns(
+                seats,
+                site + workers,
+                site,
+                baseline_seats(tables, baseline, route=options.route),
+                baseline,
+                options,
+                pacing=pacing,
+            )
         )
-    )
+        base = base_measured.run
+    else:
+        measured = asyncio.run(
+            measure(seats, site + workers, site, options, pacing=pacing, storm=crowd, quiet=site)
+        )
     run, cpu, arrivals = measured.run, measured.cpu, measured.crowd
     waiting = celery_waiting()
     hands = live_hands([tid for tid, _ in data])
     all_hands = live_hands()
-    base = base_measured = None
-    if baseline:
+    if baseline and base is None:
         base_measured = asyncio.run(
             measure(
                 baseline_seats(tables, baseline, route=options.route),
@@ -741,6 +836,14 @@ def code_version() -> str:
     return f"code {commit}{' with uncommitted changes' if changes else ''}"
 
 
+def baseline_text(options: argparse.Namespace) -> str:
+    if not options.baseline:
+        return "no"
+    if options.turns > 0:
+        return f"yes, in {options.turns} turns each with the site"
+    return "yes, after the site"
+
+
 def header(options: argparse.Namespace) -> str:
     import websockets
 
@@ -767,7 +870,7 @@ def header(options: argparse.Namespace) -> str:
         f"tables={','.join(map(str, options.tables))} "
         f"daphne={','.join(map(str, options.daphne))} route={options.route} "
         f"proxy={','.join(options.proxy)} "
-        f"baseline={'yes' if options.baseline else 'no'} idle={idle_text} storm={storm}; "
+        f"baseline={baseline_text(options)} idle={idle_text} storm={storm}; "
         f"move timeout {options.move_timeout:g} s; python {platform.python_version()}, "
         f"websockets {websockets.__version__}; {code_version()}"
         f"{'; ' + options.label if options.label else ''}"
