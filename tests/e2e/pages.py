@@ -37,13 +37,28 @@ def pages_at_table(
     return contexts, pages
 
 
+def shown_state(pages: list[Page], *, timeout_ms: int = 15_000) -> tuple[str, str]:
+    """The hand and version every page shows, once they all show the same one."""
+    states: set[tuple[str | None, str | None]] = set()
+    for _ in range(timeout_ms // 50):
+        states = set()
+        for page in pages:
+            status = page.get_by_test_id("table-status")
+            states.add((status.get_attribute("data-hand"), status.get_attribute("data-version")))
+        if len(states) == 1:
+            hand, version = states.pop()
+            return hand or "", version or ""
+        pages[0].wait_for_timeout(50)
+    raise AssertionError(f"the pages show different states: {sorted(states, key=str)}")
+
+
 def play_one_move(pages: list[Page]) -> bool:
-    """The player whose turn it is plays his first legal card, or picks up, and waits
-    until his page shows the table after it."""
+    """Once every player's page shows the same state, the player whose turn it is
+    plays his first legal card, or picks up, and waits until his page shows the table
+    after it. False when it is nobody's turn at that state."""
+    before = shown_state(pages)
     for page in pages:
         if page.get_by_test_id("your-turn").count():
-            status = page.get_by_test_id("table-status")
-            before = (status.get_attribute("data-hand"), status.get_attribute("data-version"))
             legal = page.locator("button.card-button.legal")
             target = legal.first if legal.count() else page.get_by_test_id("pickup").first
             target.click()

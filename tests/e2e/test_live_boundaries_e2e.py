@@ -9,7 +9,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from games import services
 from games.engine import Rules
-from tests.e2e.pages import new_page, pages_at_table, play_one_move
+from tests.e2e.pages import new_page, pages_at_table, play_one_move, shown_state
 from tests.factories import make_user
 from tests.tournaments.helpers import make_staff, make_tournament, started
 from tournaments.models import Tournament
@@ -29,17 +29,6 @@ def assert_not_reloaded(page: Page) -> None:
 
 def hand_id(page: Page) -> str:
     return page.get_by_test_id("table-status").get_attribute("data-hand")
-
-
-def same_hand(pages: list[Page], timeout_ms: int = 5000) -> str:
-    """The hand every page shows, once they agree: a page stuck on an older hand (or on
-    none) fails. Pages take a new hand in any order, so no page is the reference."""
-    for _ in range(timeout_ms // 50):
-        shown = {hand_id(page) for page in pages}
-        if len(shown) == 1:
-            return shown.pop()
-        pages[0].wait_for_timeout(50)
-    raise AssertionError(f"the pages show different hands: {sorted(shown)}")
 
 
 def test_players_and_a_spectator_see_the_next_hand_and_a_rematch_without_a_reload(
@@ -63,7 +52,7 @@ def test_players_and_a_spectator_see_the_next_hand_and_a_rematch_without_a_reloa
     for _ in range(400):  # hands of at most ten actions until somebody has P-A-N
         if spectator.get_by_test_id("ranking").count():
             break
-        hands_seen.add(same_hand(everyone))
+        hands_seen.add(shown_state(everyone)[0])
         if not play_one_move(players):
             spectator.wait_for_timeout(100)
     else:
