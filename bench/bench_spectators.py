@@ -1,11 +1,12 @@
 """What a move costs with an audience (`make bench-spectators`).
 
-Opens ``--spectators`` websockets on one table (the real ASGI stack and Redis channel
-layer, in this process), plays moves through the service and measures the time from
-the move until every spectator has received it: with visitors who are not signed in
-and with signed-in spectators (one render of each event serves all of a kind), then
-with moderators, whose tools make each render their own, as every spectator's was
-before. Prints the median per move and the ratio.
+Opens ``--spectators`` websockets on one table of ``--seats`` (the real ASGI stack and
+Redis channel layer, in this process), plays moves through the service and measures the
+time from the move until every spectator has received it: with visitors who are not
+signed in and with signed-in spectators (one render of each event serves all of a
+kind), then with moderators, whose tools make each render their own, as every
+spectator's was before. Prints the median per move, the characters a spectator reads
+per move, and the ratio.
 Uses its own database (``pan_bench``) unless DATABASE_URL says otherwise.
 """
 
@@ -41,12 +42,14 @@ async def watchers(path: str, cookies: list[bytes | None]) -> list[object]:
     return sockets
 
 
-async def until_version(socket: object, version: int) -> None:
-    mark = f'data-version="{version}"'
+async def until_version(socket: object, version: int) -> int:
+    """Read frames until the one of ``version``; the characters read."""
+    mark, read = f'data-version="{version}"', 0
     while True:
         frame = await socket.receive_from(timeout=60)
+        read += len(frame)
         if mark in frame:
-            return
+            return read
 
 
 async def drain(socket: object) -> None:
@@ -54,50 +57,56 @@ async def drain(socket: object) -> None:
         await socket.receive_from()
 
 
-def two_players() -> list[object]:
+def players(seats: int) -> list[object]:
     from accounts.models import User
 
     stamp = time.time_ns()
     return User.objects.bulk_create(
-        User(username=f"play{stamp}_{i}", email=f"p{stamp}_{i}@example.com") for i in range(2)
+        User(username=f"play{stamp}_{i}", email=f"p{stamp}_{i}@example.com") for i in range(seats)
     )
 
 
-async def audience(label: str, cookies: list[bytes | None], moves: int) -> float:
+async def audience(label: str, cookies: list[bytes | None], moves: int, seats: int) -> float:
     from channels.db import database_sync_to_async
 
     from games import services
     from games.engine import Rules, move_to_json
     from games.models import Hand
 
-    owner, guest = await database_sync_to_async(two_players)()
+    owner, *guests = await database_sync_to_async(players)(seats)
     table = await database_sync_to_async(services.table_create)(
-        owner=owner, name="bench", rules=Rules(), seats=2, base_seconds=3600
+        owner=owner, name="bench", rules=Rules(), seats=seats, base_seconds=3600
     )
-    await database_sync_to_async(services.table_sit)(table_id=table.pk, user=guest)
+    for guest in guests:
+        await database_sync_to_async(services.table_sit)(table_id=table.pk, user=guest)
     await database_sync_to_async(services.match_start)(table_id=table.pk, by=owner)
     sockets = await watchers(f"/ws/tables/{table.pk}/", cookies)
     await asyncio.gather(*(drain(s) for s in sockets))
-    timings = []
+    timings, characters = [], []
     for _ in range(moves):
         hand = await database_sync_to_async(Hand.objects.get)(match__table=table)
         if hand.is_over:
             break
         state = hand.engine_state
-        players = await database_sync_to_async(
+        seated = await database_sync_to_async(
             lambda h=hand: {p.seat: p.user for p in h.match.players.select_related("user")}
         )()
         move = move_to_json(state.legal_moves()[0])
         started = time.perf_counter()
         await database_sync_to_async(services.hand_act)(
-            hand_id=hand.pk, move=move, version=hand.version, user=players[state.to_move]
+            hand_id=hand.pk, move=move, version=hand.version, user=seated[state.to_move]
         )
-        await asyncio.gather(*(until_version(s, hand.version + 1) for s in sockets))
+        read = await asyncio.gather(*(until_version(s, hand.version + 1) for s in sockets))
         timings.append((time.perf_counter() - started) * 1000)
+        characters.append(statistics.median(read))
     for socket in sockets:
         await socket.disconnect()
     median = statistics.median(timings)
-    print(f"{label}: {len(cookies)} spectators, median {median:.1f} ms a move ({len(timings)})")
+    print(
+        f"{label}: {len(cookies)} spectators at a table of {seats}, median {median:.1f} ms"
+        f" a move ({len(timings)}), {statistics.median(characters) / 1000:.1f}k characters"
+        " a spectator"
+    )
     return median
 
 
@@ -105,6 +114,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spectators", type=int, default=100)
     parser.add_argument("--moves", type=int, default=15)
+    parser.add_argument("--seats", type=int, default=4, choices=(2, 3, 4))
     options = parser.parse_args()
 
     start_django()
@@ -133,10 +143,12 @@ def main() -> None:
 
     watchers, mods = signed_in("watch"), signed_in("mod")
 
+    play = (options.moves, options.seats)
+
     async def run() -> None:
-        visitors = await audience("visitors", [None] * options.spectators, options.moves)
-        signed = await audience("signed-in spectators", watchers, options.moves)
-        own = await audience("moderators (each his own render)", mods, options.moves)
+        visitors = await audience("visitors", [None] * options.spectators, *play)
+        signed = await audience("signed-in spectators", watchers, *play)
+        own = await audience("moderators (each his own render)", mods, *play)
         print(
             f"own renders / shared: {own / visitors:.1f}x (visitors), {own / signed:.1f}x"
             " (signed-in)"
