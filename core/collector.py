@@ -56,18 +56,23 @@ class Freezer:
         or ``""``."""
         now = self.clock()
         if now - self.full_at >= self.full_every:
-            started = time.perf_counter()
-            gc.unfreeze()
-            gc.collect()
-            gc.freeze()
-            self.full_at = self.frozen_at = now
-            logger.info("complete collection in %.0f ms", (time.perf_counter() - started) * 1e3)
+            self.collect_all()
             return "full"
         if now - self.frozen_at >= self.freeze_every:
             gc.freeze()
             self.frozen_at = now
             return "freeze"
         return ""
+
+    def collect_all(self) -> None:
+        """The complete pass: take everything back, collect, and set the survivors aside
+        again (when it is due, or at a moment the caller knows to be quiet)."""
+        started = time.perf_counter()
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        self.full_at = self.frozen_at = self.clock()
+        logger.info("complete collection in %.0f ms", (time.perf_counter() - started) * 1e3)
 
 
 def keep_long_lived_aside(freezer: Freezer | None = None) -> threading.Thread:

@@ -41,3 +41,22 @@ def test_set_aside_on_schedule_and_a_complete_pass_frees_dead_cycles(clock):
     assert freezer.tick() == "full"
     assert dead() is None
     assert gc.get_freeze_count() > 0  # the survivors are set aside again
+
+
+def test_a_complete_pass_at_the_callers_moment_frees_dead_cycles_and_restarts_the_schedule(
+    clock,
+):
+    freezer = Freezer(freeze_every=10, full_every=float("inf"), clock=lambda: clock[0])
+    old = Cycle()
+    dead = weakref.ref(old)
+    clock[0] = 10.0
+    assert freezer.tick() == "freeze"
+    del old
+    clock[0] = 10**9
+    assert freezer.tick() == "freeze"  # never due by itself
+    gc.collect()
+    assert dead() is not None
+    freezer.collect_all()
+    assert dead() is None
+    assert gc.get_freeze_count() > 0
+    assert freezer.tick() == ""  # set aside just now
