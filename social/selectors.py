@@ -26,10 +26,41 @@ class Friend:
     table_visible: bool  # the viewer may open that table (a private one may be hidden)
 
 
+@dataclass(frozen=True)
+class ProfileActions:
+    """What a player's page offers its viewer: nothing to a visitor or on his own page;
+    else follow or unfollow, and the challenge button unless the player takes challenges
+    only from the people he follows and does not follow the viewer."""
+
+    shown: bool
+    following: bool
+    may_challenge: bool
+
+
 def is_following(*, follower: User, followed: User) -> bool:
     if not follower.is_authenticated:
         return False
     return Follow.objects.filter(follower=follower, followed=followed).exists()
+
+
+def accepts_challenges_from(*, challenged: User, challenger: User) -> bool:
+    """Whether ``challenged``'s preference lets ``challenger`` challenge him: anyone may,
+    unless he takes challenges only from the people he follows."""
+    followed_only = Preferences.objects.filter(
+        user=challenged, challenges_from_followed_only=True
+    ).exists()
+    return not followed_only or is_following(follower=challenged, followed=challenger)
+
+
+def profile_actions(*, viewer: User | None, player: User) -> ProfileActions:
+    """The follow and challenge buttons ``player``'s page shows ``viewer``."""
+    if viewer is None or not viewer.is_authenticated or viewer.pk == player.pk:
+        return ProfileActions(shown=False, following=False, may_challenge=False)
+    return ProfileActions(
+        shown=True,
+        following=is_following(follower=viewer, followed=player),
+        may_challenge=accepts_challenges_from(challenged=player, challenger=viewer),
+    )
 
 
 def preferences_of(user: User) -> Preferences:
