@@ -111,6 +111,22 @@ def test_the_friends_list_shows_who_is_online_and_where_he_plays():
     assert f'href="/tables/{table.pk}/"' in janek_row and "Wieczór" in janek_row
 
 
+def test_the_friends_list_shows_a_friend_waiting_at_a_table_not_yet_started():
+    ola, janek, ewa = make_user("ola"), make_user("janek"), make_user("ewa")
+    for friend in (janek, ewa):
+        services.follow_create(follower=ola, followed=friend)
+    table = games.table_create(owner=janek, name="Wieczór", rules=Rules(), seats=3)
+    hidden = games.table_create(owner=ewa, name="Secret", rules=Rules(), seats=2, is_public=False)
+
+    page = browser(ola).get("/friends/").content.decode()
+    janek_row = page[page.index('data-username="janek"') :]
+    assert "waits at" in janek_row and f'href="/tables/{table.pk}/"' in janek_row
+    assert "Wieczór" in janek_row
+    ewa_row = page[page.index('data-username="ewa"') : page.index('data-username="janek"')]
+    assert "waits at a private table" in ewa_row
+    assert f"/tables/{hidden.pk}/" not in page and "Secret" not in page
+
+
 def test_a_request_of_a_signed_in_user_marks_him_online():
     ola, janek = make_user("ola"), make_user("janek")
     services.follow_create(follower=ola, followed=janek)
