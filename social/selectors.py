@@ -18,12 +18,28 @@ from social.models import Challenge, Follow, Preferences
 
 @dataclass(frozen=True)
 class Friend:
-    """One person a user follows: whether he is online, and the table he plays at."""
+    """One person a user follows: whether he is online, and the table he sits at."""
 
     user: User
     online: bool
-    table: Table | None  # where he sits in a match being played
+    table: Table | None  # where he plays a match, or else waits for one to start
     table_visible: bool  # the viewer may open that table (a private one may be hidden)
+
+    @property
+    def waiting(self) -> bool:
+        """He sits at a table whose match has not started."""
+        return self.table is not None and self.table.status == Table.Status.OPEN
+
+
+@dataclass(frozen=True)
+class ProfileActions:
+    """What a player's page offers its viewer: nothing to a visitor or on his own page;
+    else follow or unfollow, and the challenge button unless the player takes challenges
+    only from the people he follows and does not follow the viewer."""
+
+    shown: bool
+    following: bool
+    may_challenge: bool
 
 
 def is_following(*, follower: User, followed: User) -> bool:
@@ -32,14 +48,34 @@ def is_following(*, follower: User, followed: User) -> bool:
     return Follow.objects.filter(follower=follower, followed=followed).exists()
 
 
+def accepts_challenges_from(*, challenged: User, challenger: User) -> bool:
+    """Whether ``challenged``'s preference lets ``challenger`` challenge him: anyone may,
+    unless he takes challenges only from the people he follows."""
+    followed_only = Preferences.objects.filter(
+        user=challenged, challenges_from_followed_only=True
+    ).exists()
+    return not followed_only or is_following(follower=challenged, followed=challenger)
+
+
+def profile_actions(*, viewer: User | None, player: User) -> ProfileActions:
+    """The follow and challenge buttons ``player``'s page shows ``viewer``."""
+    if viewer is None or not viewer.is_authenticated or viewer.pk == player.pk:
+        return ProfileActions(shown=False, following=False, may_challenge=False)
+    return ProfileActions(
+        shown=True,
+        following=is_following(follower=viewer, followed=player),
+        may_challenge=accepts_challenges_from(challenged=player, challenger=viewer),
+    )
+
+
 def preferences_of(user: User) -> Preferences:
     """The user's preferences (the defaults, unsaved, for a user who never chose)."""
     return Preferences.objects.filter(user=user).first() or Preferences(user=user)
 
 
 def friends(*, user: User, now: float) -> list[Friend]:
-    """The people ``user`` follows, online ones first, each with the table he plays at
-    (``now``: seconds since the epoch, for presence)."""
+    """The people ``user`` follows, online ones first, each with the table he plays at, or
+    else the one he waits at (``now``: seconds since the epoch, for presence)."""
     followed = [
         link.followed
         for link in Follow.objects.filter(follower=user, followed__is_active=True)
@@ -50,12 +86,19 @@ def friends(*, user: User, now: float) -> list[Friend]:
     online = presence.online_ids(ids, now=now)
     tables: dict[int, Table] = {}
     seats = (
-        Seat.objects.filter(user_id__in=ids, table__status=Table.Status.PLAYING)
+        Seat.objects.filter(
+            user_id__in=ids, table__status__in=[Table.Status.PLAYING, Table.Status.OPEN]
+        )
         .select_related("table__owner")
         .order_by("-table__updated_at")
     )
     for seat in seats:
-        tables.setdefault(seat.user_id, seat.table)
+        # A match being played tells more than a table waiting for players.
+        known = tables.get(seat.user_id)
+        if known is None or (
+            known.status == Table.Status.OPEN and seat.table.status == Table.Status.PLAYING
+        ):
+            tables[seat.user_id] = seat.table
     rows = []
     for person in followed:
         table = tables.get(person.pk)

@@ -20,7 +20,7 @@ from core.errors import Refused
 from games import services as games
 from games.engine import PROFILES
 from games.models import MAX_SEATS, MIN_SEATS
-from social import events
+from social import events, selectors
 from social.models import Challenge, DeclineReason, Follow, Preferences
 
 # An open challenge lives this long after its creation or the challenger's last sign
@@ -89,10 +89,7 @@ def challenge_create(
             raise Refused(_("A blocked account cannot challenge anyone."), code="blocked")
         if not challenged.is_active or challenged.is_banned(now):
             raise Refused(_("This player cannot be challenged."), code="challenge_blocked")
-        if (
-            _takes_only_followed(challenged)
-            and not Follow.objects.filter(follower=challenged, followed=challenger).exists()
-        ):
+        if not selectors.accepts_challenges_from(challenged=challenged, challenger=challenger):
             raise Refused(
                 _("%(name)s accepts challenges only from the people they follow.")
                 % {"name": challenged.username},
@@ -282,10 +279,6 @@ def _require_settings(*, seats: int, profile: str, base: int, increment: int) ->
         raise Refused(refusal.message, code="bad_time_control") from None
     except ValueError as exc:
         raise Refused(str(exc), code="bad_rules") from None
-
-
-def _takes_only_followed(user: User) -> bool:
-    return Preferences.objects.filter(user=user, challenges_from_followed_only=True).exists()
 
 
 def _locked(challenge_id: int) -> Challenge:

@@ -81,19 +81,20 @@ def _follow_answer(request: HttpRequest, username: str, *, follows: bool) -> Htt
         request,
         "social/profile_actions.html",
         {
-            "shown": True,
+            "actions": selectors.profile_actions(viewer=request.user, player=player),
             "player": player,
-            "following": selectors.is_following(follower=request.user, followed=player),
         },
     )
 
 
 @login_required
 def challenge_new(request: HttpRequest, username: str) -> HttpResponse:
-    """The challenge form for a player; sent, it takes the challenger to the waiting page."""
+    """The challenge form for a player; sent, it takes the challenger to the waiting page.
+    To a player who takes no challenge from the user, the reason instead of the form."""
     player = user_public_profile(username=username)
+    may_challenge = selectors.accepts_challenges_from(challenged=player, challenger=request.user)
     form = ChallengeForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    if may_challenge and request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
             challenge = services.challenge_create(
@@ -109,7 +110,11 @@ def challenge_new(request: HttpRequest, username: str) -> HttpResponse:
             form.add_error(None, refusal.message)
         else:
             return redirect(challenge)
-    return render(request, "social/challenge_new.html", {"form": form, "player": player})
+    return render(
+        request,
+        "social/challenge_new.html",
+        {"form": form, "player": player, "may_challenge": may_challenge},
+    )
 
 
 @login_required

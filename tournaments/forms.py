@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 from django.utils import timezone, translation
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import Refused
@@ -54,7 +55,11 @@ class TournamentForm(forms.Form):
         help_text=_("Registration is open until the start."),
     )
     min_players = forms.IntegerField(
-        label=_("Minimum players"), min_value=MIN_PLAYERS, max_value=MAX_PLAYERS, initial=3
+        label=_("Minimum players"),
+        min_value=MIN_PLAYERS,
+        max_value=MAX_PLAYERS,
+        initial=3,
+        error_messages={"min_value": _("A tournament needs at least %(limit_value)s players.")},
     )
     max_players = forms.IntegerField(
         label=_("Maximum players"), min_value=MIN_PLAYERS, max_value=MAX_PLAYERS, initial=64
@@ -96,6 +101,14 @@ class TournamentForm(forms.Form):
     bots_allowed = forms.BooleanField(
         label=_("Bots may be registered (practice and tests)"), required=False
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Written here, in the reader's language: a lazy text cannot take the number early.
+        self.fields["min_players"].help_text = gettext(
+            "At least %(n)d. With fewer players registered at the start the tournament is "
+            "cancelled."
+        ) % {"n": MIN_PLAYERS}
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

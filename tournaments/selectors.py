@@ -280,8 +280,11 @@ def _table_url(table_id: int) -> str:
 
 
 def _hands_by_table(tournament: Tournament) -> dict[int, int]:
+    """Finished hands per table: a hand being played has not been played yet."""
     return dict(
-        Hand.objects.filter(match__table__tournament_table__tournament=tournament)
+        Hand.objects.filter(
+            match__table__tournament_table__tournament=tournament, finished_at__isnull=False
+        )
         .values("match__table_id")
         .annotate(n=Count("pk"))
         .values_list("match__table_id", "n")

@@ -16,14 +16,13 @@ register = template.Library()
 
 @register.inclusion_tag("social/profile_actions.html", takes_context=True)
 def social_actions(context: template.Context, player: User) -> dict[str, Any]:
-    """Nothing for a visitor or on one's own page; else follow (or unfollow) and challenge."""
+    """Nothing for a visitor or on one's own page; else follow (or unfollow), and challenge
+    or why one may not (``selectors.profile_actions``)."""
     request = context.get("request")
     viewer = getattr(request, "user", None)
-    shown = viewer is not None and viewer.is_authenticated and viewer.pk != player.pk
     return {
-        "shown": shown,
+        "actions": selectors.profile_actions(viewer=viewer, player=player),
         "player": player,
-        "following": shown and selectors.is_following(follower=viewer, followed=player),
         "csrf_token": context.get("csrf_token"),
         "request": request,
     }

@@ -118,3 +118,20 @@ def test_the_forms_of_a_live_updated_page_still_post(site, browser):
     expect(staff_page.get_by_test_id("status")).to_have_text("running")
     for ctx in (ola_ctx, staff_ctx):
         ctx.close()
+
+
+def test_the_tournament_form_says_its_minimum_and_shows_the_error_for_fewer(site, browser):
+    from tournaments.models import Tournament
+
+    context, page = new_page(browser)
+    log_in(page, site.url, make_staff("director_min").username)
+    page.goto(f"{site.url}/tournaments/new/")
+    expect(page.locator("#id_min_players_helptext")).to_contain_text("At least 3.")
+    page.fill("input[name=name]", "Too small cup")
+    page.fill("input[name=starts_at]", "2099-06-01T12:00")
+    page.fill("input[name=min_players]", "2")
+    page.get_by_role("button", name="Create the tournament").click()
+    # The page's own error, not a tooltip of the browser's that stops the form unsent.
+    expect(page.get_by_text("A tournament needs at least 3 players.")).to_be_visible()
+    assert not Tournament.objects.filter(name="Too small cup").exists()
+    context.close()

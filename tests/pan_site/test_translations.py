@@ -1,8 +1,10 @@
 """The Polish catalogue is complete: every text the site shows, found by ``makemessages``
-in the code and templates as they are now, has its Polish translation, none fuzzy."""
+in the code and templates as they are now, has its Polish translation, none fuzzy; and it
+names each thing with one word."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -10,6 +12,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = Path("locale/pl/LC_MESSAGES/django.po")
+# Words the site does not use, each with the one it uses for the thing (the menu's and
+# the rules' word): a reader meeting two words wonders whether they are two things.
+FOREIGN_WORDS = {
+    r"mecz\w*": "partia",  # a match: mecz, meczu, meczem, mecze, meczów...
+    r"lobby": "Poczekalnia",
+}
 
 
 def po_entries(text: str) -> list[dict[str, object]]:
@@ -81,3 +89,23 @@ def test_every_text_of_the_site_has_its_polish_translation(tmp_path: Path) -> No
         if entry["fuzzy"] or not all(entry["msgstr"])
     ]
     assert missing == []
+
+
+def test_the_polish_texts_say_partia_for_a_match_and_poczekalnia_for_the_lobby() -> None:
+    texts = [
+        text for entry in po_entries((ROOT / CATALOGUE).read_text()) for text in entry["msgstr"]
+    ]
+    found = [
+        (match.group(), instead, text)
+        for pattern, instead in FOREIGN_WORDS.items()
+        for text in texts
+        if (match := re.search(rf"\b{pattern}\b", text, re.IGNORECASE))
+    ]
+    assert found == []
+
+
+def test_the_foreign_words_are_found_in_every_form() -> None:
+    for text in ("Trwa mecz.", "bez meczu", "MECZEM", "mecze", "z lobby"):
+        assert any(re.search(rf"\b{p}\b", text, re.IGNORECASE) for p in FOREIGN_WORDS)
+    for text in ("Partia trwa.", "Poczekalnia", "lobbysta"):
+        assert not any(re.search(rf"\b{p}\b", text, re.IGNORECASE) for p in FOREIGN_WORDS)

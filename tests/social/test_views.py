@@ -72,6 +72,28 @@ def test_a_visitor_and_the_player_himself_see_no_follow_button():
     assert 'data-testid="follow"' not in own_page
 
 
+def test_a_stranger_sees_why_he_may_not_challenge_instead_of_the_button():
+    ola, follower, stranger = make_user("ola"), make_user("janek"), make_user("stranger")
+    services.preferences_set(user=ola, challenges_from_followed_only=True)
+    services.follow_create(follower=ola, followed=follower)
+    note = "ola accepts challenges only from the people they follow."
+
+    strangers_view = browser(stranger).get("/u/ola/").content.decode()
+    assert note in strangers_view and 'data-testid="challenge"' not in strangers_view
+    # Following her changes nothing: she has to follow him.
+    answer = post(browser(stranger), "/u/ola/follow/", **HTMX).content.decode()
+    assert note in answer and 'data-testid="challenge"' not in answer
+    form = browser(stranger).get("/u/ola/challenge/").content.decode()
+    assert note in form and 'data-testid="challenge-form"' not in form
+
+    followers_view = browser(follower).get("/u/ola/").content.decode()
+    assert 'data-testid="challenge"' in followers_view and note not in followers_view
+    assert (
+        'data-testid="challenge-form"'
+        in browser(follower).get("/u/ola/challenge/").content.decode()
+    )
+
+
 def test_the_friends_list_shows_who_is_online_and_where_he_plays():
     ola, janek, ewa = make_user("ola"), make_user("janek"), make_user("ewa")
     for friend in (janek, ewa):
@@ -87,6 +109,22 @@ def test_the_friends_list_shows_who_is_online_and_where_he_plays():
     assert rows == {"janek": "yes", "ewa": "no"}
     janek_row = page[page.index('data-username="janek"') : page.index('data-username="ewa"')]
     assert f'href="/tables/{table.pk}/"' in janek_row and "Wieczór" in janek_row
+
+
+def test_the_friends_list_shows_a_friend_waiting_at_a_table_not_yet_started():
+    ola, janek, ewa = make_user("ola"), make_user("janek"), make_user("ewa")
+    for friend in (janek, ewa):
+        services.follow_create(follower=ola, followed=friend)
+    table = games.table_create(owner=janek, name="Wieczór", rules=Rules(), seats=3)
+    hidden = games.table_create(owner=ewa, name="Secret", rules=Rules(), seats=2, is_public=False)
+
+    page = browser(ola).get("/friends/").content.decode()
+    janek_row = page[page.index('data-username="janek"') :]
+    assert "waits at" in janek_row and f'href="/tables/{table.pk}/"' in janek_row
+    assert "Wieczór" in janek_row
+    ewa_row = page[page.index('data-username="ewa"') : page.index('data-username="janek"')]
+    assert "waits at a private table" in ewa_row
+    assert f"/tables/{hidden.pk}/" not in page and "Secret" not in page
 
 
 def test_a_request_of_a_signed_in_user_marks_him_online():

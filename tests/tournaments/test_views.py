@@ -8,7 +8,13 @@ from django.contrib.auth.models import Permission
 from games.services import Refused
 from tests.factories import client_for, make_moderator, make_user
 from tests.times import local_noon
-from tests.tournaments.helpers import make_staff, make_tournament, started
+from tests.tournaments.helpers import (
+    hands_in_play,
+    make_staff,
+    make_tournament,
+    started,
+    time_out,
+)
 from tournaments import services
 from tournaments.models import Tournament, TournamentEntry
 
@@ -62,6 +68,20 @@ def test_a_running_tournament_shows_standings_and_tables_to_watch():
     assert 'data-testid="my-table"' in page
     table_id = TournamentEntry.objects.get(user=ola).table.table_id
     assert f'href="/tables/{table_id}/"' in page
+
+
+def test_hands_played_counts_only_finished_hands():
+    tournament = started(make_tournament(bots=4))
+    in_play = hands_in_play(tournament)
+    assert in_play  # the first hands are dealt at the start
+
+    def hands_played() -> str:
+        page = client_for().get(tournament.get_absolute_url()).content.decode()
+        return page.split('data-testid="hands-played">', 1)[1].split("<", 1)[0]
+
+    assert hands_played() == "0"
+    time_out(in_play[0])
+    assert hands_played() == "1"
 
 
 def test_follow_answers_htmx_with_the_users_table_and_others_with_a_redirect():
@@ -175,6 +195,17 @@ def test_the_staff_create_and_edit_tournaments_on_their_page():
     assert Tournament.objects.get(pk=tournament.pk).max_players == 20
     bad = staff.post("/tournaments/new/", {**form, "name": "Bad", "min_players": 2})
     assert bad.status_code == 200 and not Tournament.objects.filter(name="Bad").exists()
+
+
+def test_the_tournament_form_says_its_minimum_of_players_and_refuses_fewer_clearly():
+    staff = client_for(make_staff())
+    blank = staff.get("/tournaments/new/").content.decode()
+    assert "At least 3. With fewer players registered at the start" in blank
+    form = {**TOURNAMENT_FORM, "starts_at": local_noon(1).strftime("%Y-%m-%dT%H:%M")}
+    answer = staff.post("/tournaments/new/", {**form, "min_players": 2})
+    assert answer.status_code == 200
+    assert "A tournament needs at least 3 players." in answer.content.decode()
+    assert not Tournament.objects.exists()
 
 
 def test_the_admin_creates_through_the_service_and_starts_now():
