@@ -69,3 +69,18 @@ def test_the_tv_shows_the_best_table_live_and_moves_on_when_its_match_ends(
     assert errors == []
     lobby_ctx.close()
     tv_ctx.close()
+
+
+def test_with_nothing_live_the_tv_says_so_and_shows_the_first_match_that_starts(
+    site, browser: Browser
+):
+    context, tv = new_page(browser)
+    tv.clock.install()  # the half-minute check runs when the test moves the clock on
+    tv.goto(f"{site.url}/tv/")
+    expect(tv.get_by_test_id("tv-empty")).to_contain_text("No match is being played")
+    expect(tv.get_by_test_id("tv-lobby")).to_have_attribute("href", "/")
+
+    table = live_table(1500, 1500, name="First match")
+    tv.clock.run_for(31_000)
+    expect(tv.get_by_test_id("tv-table-link")).to_have_attribute("href", table.get_absolute_url())
+    context.close()
