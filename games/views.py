@@ -68,10 +68,18 @@ def tv(request: HttpRequest) -> HttpResponse:
 
 
 def tv_current(request: HttpRequest) -> JsonResponse:
-    """Which table the TV shows now (None: none is live), for the TV page to check, at
-    long intervals, that it has not missed the end of its match."""
+    """Which table the TV shows now (``table``, None: none is live) and, given the
+    ``table`` the page shows, whether its match is still in play (``shown_live``): the
+    TV page asks at long intervals, in case it missed the end of its match."""
+    shown = request.GET.get("table", "")
+    if shown and not shown.isdecimal():
+        message = _("The table must be given by its number.")
+        return JsonResponse({"error": {"code": "bad_request", "message": message}}, status=400)
     match = selectors.tv_match()
-    return JsonResponse({"table": match.table_id if match is not None else None})
+    answer: dict[str, object] = {"table": match.table_id if match is not None else None}
+    if shown:
+        answer["shown_live"] = selectors.tv_still_live(int(shown))
+    return JsonResponse(answer)
 
 
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:

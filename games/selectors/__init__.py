@@ -69,7 +69,7 @@ from games.selectors.tables import (
     table_view,
     visible_chat,
 )
-from games.selectors.tv import TvTable, tv_match, tv_table
+from games.selectors.tv import TvTable, tv_match, tv_still_live, tv_table
 
 __all__ = [
     "ACTIONS_SHOWN",
@@ -125,6 +125,7 @@ __all__ = [
     "time_control_label",
     "tournament_end",
     "tv_match",
+    "tv_still_live",
     "tv_table",
     "visible_chat",
 ]

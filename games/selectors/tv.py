@@ -59,6 +59,14 @@ def tv_match() -> Match | None:
     )
 
 
+def tv_still_live(table_id: int) -> bool:
+    """Whether the TV may stay on the public table ``table_id``: a match is in play there
+    (a better match starting elsewhere does not cut the one being watched)."""
+    return Match.objects.filter(
+        table_id=table_id, table__is_public=True, status=Match.Status.PLAYING
+    ).exists()
+
+
 def tv_table() -> TvTable | None:
     """The TV's table as every spectator sees it (``tv_match``), or None when none is live."""
     match = tv_match()

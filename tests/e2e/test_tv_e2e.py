@@ -32,6 +32,7 @@ def test_the_tv_shows_the_best_table_live_and_moves_on_when_its_match_ends(
     errors: list[str] = []
     tv_ctx, tv = new_page(browser)
     watch_console(tv, "tv", errors)
+    tv.clock.install()  # the pause before moving on passes when the test moves the clock
     tv.goto(f"{site.url}/tv/")
     link = tv.get_by_test_id("tv-table-link")
     expect(link).to_have_attribute("href", strong.get_absolute_url())
@@ -55,7 +56,10 @@ def test_the_tv_shows_the_best_table_live_and_moves_on_when_its_match_ends(
         by=make_moderator(), match_id=selectors.current_match(strong).pk, reason="TV test"
     )
     expect(tv.get_by_test_id("annulled")).to_be_visible()
-    expect(link).to_have_attribute("href", weak.get_absolute_url(), timeout=20_000)
+    tv.clock.run_for(3_000)
+    expect(link).to_have_attribute("href", strong.get_absolute_url())  # a pause to read it
+    tv.clock.run_for(4_000)
+    expect(link).to_have_attribute("href", weak.get_absolute_url())
     expect(tv.get_by_test_id("tv-players")).to_contain_text("1500")
     expect(lobby.get_by_test_id("lobby-tv")).to_have_attribute("data-table", str(weak.pk))
 
@@ -82,5 +86,14 @@ def test_with_nothing_live_the_tv_says_so_and_shows_the_first_match_that_starts(
 
     table = live_table(1500, 1500, name="First match")
     tv.clock.run_for(31_000)
-    expect(tv.get_by_test_id("tv-table-link")).to_have_attribute("href", table.get_absolute_url())
+    link = tv.get_by_test_id("tv-table-link")
+    expect(link).to_have_attribute("href", table.get_absolute_url())
+
+    # A better match starting elsewhere does not cut the one being watched.
+    live_table(2000, 2000, name="Better match")
+    tv.evaluate("window.notReloaded = true")
+    with tv.expect_response(lambda response: "/tv/current/" in response.url):
+        tv.clock.run_for(31_000)
+    expect(link).to_have_attribute("href", table.get_absolute_url())
+    assert tv.evaluate("window.notReloaded") is True
     context.close()

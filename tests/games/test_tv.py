@@ -115,6 +115,29 @@ def test_the_tv_shows_the_table_as_a_spectator_sees_it_live():
     assert answer == {"table": table.pk}
 
 
+def test_the_tv_stays_on_its_table_while_its_match_is_in_play():
+    watched = live_table(1600, 1600, name="Watched")
+    client = client_for()
+    url = f"{reverse('games:tv_current')}?table={watched.pk}"
+    better = live_table(2000, 2000, name="Better")
+    assert json.loads(client.get(url).content) == {"table": better.pk, "shown_live": True}
+    services.match_set_annulled(match_id=selectors.current_match(watched).pk)
+    assert json.loads(client.get(url).content) == {"table": better.pk, "shown_live": False}
+
+
+def test_the_tv_check_refuses_a_table_that_is_no_number():
+    response = client_for().get(reverse("games:tv_current"), {"table": "x1"})
+    assert response.status_code == 400
+    assert json.loads(response.content) == {
+        "error": {"code": "bad_request", "message": "The table must be given by its number."}
+    }
+
+
+def test_a_private_table_is_never_live_for_the_tv():
+    secret = live_table(1500, 1500, is_public=False)
+    assert not selectors.tv_still_live(secret.pk)
+
+
 def test_the_tv_page_is_in_polish():
     live_table(1500, 1500, name="Stół")
     client = client_for()
