@@ -156,9 +156,11 @@ def chat_fragment(table: Table, *, viewer: User | None) -> str:
 
 
 def lobby_fragment() -> str:
+    """The lobby's open tables and its TV table, which change together (a match starting
+    or ending changes both)."""
     return render_to_string(
         "games/home.html#tables", {"tables": selectors.lobby_tables(), "oob": True}
-    )
+    ) + render_to_string("games/home.html#tv", {"tv": selectors.tv_table(), "oob": True})
 
 
 def ping_fragment(sent: float) -> str:

@@ -15,7 +15,8 @@ from games.ratings import DISPLAY_BASE, PROVISIONAL_MATCHES
 
 def home(request: HttpRequest) -> HttpResponse:
     """The lobby: open public tables, updated live over a websocket."""
-    return render(request, "games/home.html", {"tables": selectors.lobby_tables()})
+    context = {"tables": selectors.lobby_tables(), "tv": selectors.tv_table()}
+    return render(request, "games/home.html", context)
 
 
 def rules(request: HttpRequest) -> HttpResponse:
@@ -57,6 +58,28 @@ def table_create(request: HttpRequest) -> HttpResponse:
         else:
             return redirect(table)
     return render(request, "games/table_create.html", {"form": form})
+
+
+def tv(request: HttpRequest) -> HttpResponse:
+    """Pan TV: the live table of the highest-rated players (``selectors.tv_match``) as a
+    spectator sees it, live over the table's own socket; the page moves on to the next
+    one when its match ends."""
+    return render(request, "games/tv.html", {"tv": selectors.tv_table()})
+
+
+def tv_current(request: HttpRequest) -> JsonResponse:
+    """Which table the TV shows now (``table``, None: none is live) and, given the
+    ``table`` the page shows, whether its match is still in play (``shown_live``): the
+    TV page asks at long intervals, in case it missed the end of its match."""
+    shown = request.GET.get("table", "")
+    if shown and not shown.isdecimal():
+        message = _("The table must be given by its number.")
+        return JsonResponse({"error": {"code": "bad_request", "message": message}}, status=400)
+    match = selectors.tv_match()
+    answer: dict[str, object] = {"table": match.table_id if match is not None else None}
+    if shown:
+        answer["shown_live"] = selectors.tv_still_live(int(shown))
+    return JsonResponse(answer)
 
 
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:

@@ -7,9 +7,9 @@ Callers use this package (``from games import selectors``; ``selectors.table_vie
 which names the whole public API; the sub-modules hold it by sub-domain:
 ``tables`` (the lobby, the table page for one viewer, who may see a table, its chat),
 ``snapshot`` (one read of a table shared by all its viewers), ``records`` (the
-leaderboard, a player's record, a finished hand's replay and export), ``analysis`` (a
-finished hand's analysis for one of its players) and ``labels``
-(cards, rules, actions and outcomes in words), which the others stand on.
+leaderboard, a player's record, a finished hand's replay and export), ``tv`` (the live
+table worth watching), ``analysis`` (a finished hand's analysis for one of its players)
+and ``labels`` (cards, rules, actions and outcomes in words), which the others stand on.
 """
 
 from games.selectors.analysis import AnalysisRow, AnalysisView, hand_analysis, move_in_words
@@ -69,6 +69,7 @@ from games.selectors.tables import (
     table_view,
     visible_chat,
 )
+from games.selectors.tv import TvTable, tv_match, tv_still_live, tv_table
 
 __all__ = [
     "ACTIONS_SHOWN",
@@ -92,6 +93,7 @@ __all__ = [
     "TableSnapshot",
     "TableView",
     "TournamentEnd",
+    "TvTable",
     "bot_label",
     "can_view_hand",
     "can_view_table",
@@ -122,5 +124,8 @@ __all__ = [
     "tables_presence",
     "time_control_label",
     "tournament_end",
+    "tv_match",
+    "tv_still_live",
+    "tv_table",
     "visible_chat",
 ]

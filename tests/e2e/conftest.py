@@ -6,6 +6,7 @@ real Redis channel layer and a real Celery worker, exactly as in production.
 
 from __future__ import annotations
 
+import copy
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from channels.layers import channel_layers
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.e2e.pages import new_page
@@ -118,6 +120,18 @@ def second_server(site: Site) -> Iterator[str]:
     with running(serve, env=site.env, log=log) as server:
         wait_for_port(port, proc=server, log=log)
         yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture
+def site_channel_layer(site, settings) -> Iterator[None]:
+    """The services a test runs broadcast on the site's channel layer (its Redis key
+    prefix is the site's own), so the pages the site serves hear them."""
+    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
+    layers["default"].setdefault("CONFIG", {})["prefix"] = site.env["CHANNELS_PREFIX"]
+    settings.CHANNEL_LAYERS = layers
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
 
 
 @pytest.fixture(scope="session")

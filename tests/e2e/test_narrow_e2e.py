@@ -186,6 +186,7 @@ def the_pages() -> dict[str, str]:
         "report": f"/reports/new/?user={others[0].pk}",
         "rules": "/rules/",
         "fairness": "/fairness/",
+        "tv": "/tv/",
     }
 
 
@@ -195,6 +196,7 @@ ANONYMOUS_PAGES = {
     "password reset": "/accounts/password/reset/",
     "lobby (signed out)": "/",
     "rules (signed out)": "/rules/",
+    "tv (signed out)": "/tv/",
 }
 
 

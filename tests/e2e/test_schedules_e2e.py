@@ -5,14 +5,11 @@ bots fill his table and his page takes him there."""
 
 from __future__ import annotations
 
-import copy
 import re
-from collections.abc import Iterator
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from channels.layers import channel_layers
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -25,18 +22,6 @@ from tournaments.models import Tournament, TournamentEntry, TournamentSchedule
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 WARSAW = ZoneInfo("Europe/Warsaw")  # the schedule's zone (its default)
-
-
-@pytest.fixture
-def site_channel_layer(site, settings) -> Iterator[None]:
-    """The services this test runs broadcast on the site's channel layer (its Redis key
-    prefix is the site's own), so the pages the site serves hear them."""
-    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
-    layers["default"].setdefault("CONFIG", {})["prefix"] = site.env["CHANNELS_PREFIX"]
-    settings.CHANNEL_LAYERS = layers
-    channel_layers.backends.clear()
-    yield
-    channel_layers.backends.clear()
 
 
 def test_a_scheduled_tournament_is_created_reminds_its_player_and_starts_on_time(

@@ -1,0 +1,76 @@
+"""Pan TV: the live table worth watching, for /tv/ and the lobby.
+
+The TV shows one table at a time as a spectator sees it (``tables.table_view`` with no
+viewer), so nothing private ever reaches it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Avg, FloatField, Q, Value
+from django.db.models.functions import Coalesce
+
+from games.models import RATING_MU, Match, Table
+from games.ratings import display_rating
+from games.selectors.tables import TableView, table_view
+
+# The people of a match: seats a person plays (not a bot of the site, not a bot account,
+# not a bot finishing the match for a person who left).
+_PEOPLE = Q(
+    players__user__isnull=False,
+    players__bot_level="",
+    players__user__is_bot_account=False,
+)
+
+
+@dataclass(frozen=True)
+class TvTable:
+    """The TV's table: as a spectator sees it, and the mean shown rating it was chosen by."""
+
+    view: TableView
+    strength: int
+
+    @property
+    def table(self) -> Table:
+        return self.view.table
+
+
+def tv_match() -> Match | None:
+    """The match the TV shows: of the public tables' matches in play, the one whose
+    people have the highest mean rating, or None when no such match is being played.
+
+    A person's rating is his skill estimate (a newcomer's is the starting one), so the
+    mean orders matches as the mean of their shown ratings does. Bots are left out of
+    the mean (the site's bots, bot accounts and a bot playing for a person who left):
+    they have no rating, and a match of bots alone is never on TV. Private tables never
+    are either. Ties go to the oldest table (the lowest id), then the oldest match."""
+    return (
+        Match.objects.filter(status=Match.Status.PLAYING, table__is_public=True)
+        .annotate(
+            strength=Avg(
+                Coalesce("players__user__rating__mu", Value(RATING_MU), output_field=FloatField()),
+                filter=_PEOPLE,
+            )
+        )
+        .filter(strength__isnull=False)
+        .select_related("table")
+        .order_by("-strength", "table_id", "pk")
+        .first()
+    )
+
+
+def tv_still_live(table_id: int) -> bool:
+    """Whether the TV may stay on the public table ``table_id``: a match is in play there
+    (a better match starting elsewhere does not cut the one being watched)."""
+    return Match.objects.filter(
+        table_id=table_id, table__is_public=True, status=Match.Status.PLAYING
+    ).exists()
+
+
+def tv_table() -> TvTable | None:
+    """The TV's table as every spectator sees it (``tv_match``), or None when none is live."""
+    match = tv_match()
+    if match is None:
+        return None
+    view = table_view(table=match.table, viewer=None, with_chat=False)
+    return TvTable(view=view, strength=display_rating(match.strength))
