@@ -8,7 +8,8 @@ which names the whole public API; the sub-modules hold it by sub-domain:
 ``tables`` (the lobby, the table page for one viewer, who may see a table, its chat),
 ``snapshot`` (one read of a table shared by all its viewers), ``records`` (the
 leaderboard, a player's record, a finished hand's replay and export), ``analysis`` (a
-finished hand's analysis for one of its players) and ``labels``
+finished hand's analysis for one of its players), ``rules_page`` (the rule sections
+and their examples) and ``labels``
 (cards, rules, actions and outcomes in words), which the others stand on.
 """
 
@@ -16,6 +17,7 @@ from games.selectors.analysis import AnalysisRow, AnalysisView, hand_analysis, m
 from games.selectors.labels import (
     SUIT_ORDER,
     CardView,
+    RuleLine,
     bot_label,
     card_sort_key,
     cards_in_words,
@@ -42,6 +44,7 @@ from games.selectors.records import (
     leaderboard,
     player_record,
 )
+from games.selectors.rules_page import ExampleView, RuleSectionView, rules_page
 from games.selectors.snapshot import (
     ACTIONS_SHOWN,
     CommonView,
@@ -81,6 +84,7 @@ __all__ = [
     "AnalysisView",
     "CardView",
     "CommonView",
+    "ExampleView",
     "HandReplay",
     "LeaderRow",
     "MoveOption",
@@ -89,6 +93,8 @@ __all__ = [
     "RatingChart",
     "RecentMatch",
     "ReplayFrame",
+    "RuleLine",
+    "RuleSectionView",
     "TableSnapshot",
     "TableView",
     "TournamentEnd",
@@ -113,6 +119,7 @@ __all__ = [
     "profile_name",
     "rating_delta",
     "register_tournament_end",
+    "rules_page",
     "rules_summary",
     "sees_as_spectator",
     "snapshot_after_change",
