@@ -48,17 +48,6 @@ from typing import Any
 
 from games.engine import HandState, Move, PickUp, Play, Rules
 
-__all__ = [
-    "After",
-    "Example",
-    "RuleSection",
-    "TeachingDataError",
-    "Words",
-    "load_sections",
-    "option_anchor",
-    "rule_sections",
-]
-
 RULES_DIR = Path(__file__).parent / "rules"
 LANGUAGES = ("en", "pl")
 RESULTS = ("tie", "loser")
