@@ -13,15 +13,25 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine import PROFILES, Rules
 from games.services import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MIN_BASE_SECONDS, TIME_PRESETS
-from games.teaching import option_anchor
+from games.teaching import option_section
 
 CUSTOM = "custom"
 
 
 def _rules_link(option: str | None) -> str:
-    where = reverse("rules") + (f"#{option_anchor(option)}" if option else "")
-    text = _("what is this?") if option else _("Every rule and option explained")
-    return format_html('<a href="{}" class="rules-link">{}</a>', where, text)
+    if option is None:
+        text = _("Every rule and option explained")
+        return format_html('<a href="{}" class="rules-link">{}</a>', reverse("rules"), text)
+    section = option_section(option)
+    # The same visible words beside every option: a screen reader's list of links also
+    # hears which section each one opens.
+    return format_html(
+        '<a href="{}#{}" class="rules-link">{}<span class="visually-hidden"> ({})</span></a>',
+        reverse("rules"),
+        section.anchor,
+        _("what is this?"),
+        section.title.in_language(translation.get_language()),
+    )
 
 
 # A field's help text linking to the section of /rules/ that explains the option (None:

@@ -14,6 +14,7 @@ from games.teaching.sections import (
     Words,
     load_sections,
     option_anchor,
+    option_section,
     rule_sections,
 )
 
@@ -25,5 +26,6 @@ __all__ = [
     "Words",
     "load_sections",
     "option_anchor",
+    "option_section",
     "rule_sections",
 ]

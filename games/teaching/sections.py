@@ -179,14 +179,19 @@ def rule_sections() -> tuple[RuleSection, ...]:
     return load_sections()
 
 
+def option_section(option: str) -> RuleSection:
+    """The section explaining the Rules field ``option``."""
+    return _option_sections()[option]
+
+
 def option_anchor(option: str) -> str:
     """The anchor on /rules/ of the section explaining the Rules field ``option``."""
-    return _option_anchors()[option]
+    return _option_sections()[option].anchor
 
 
 @functools.cache
-def _option_anchors() -> dict[str, str]:
-    return {option: s.anchor for s in rule_sections() for option in s.options}
+def _option_sections() -> dict[str, RuleSection]:
+    return {option: s for s in rule_sections() for option in s.options}
 
 
 # --- reading one file ------------------------------------------------------------------

@@ -97,7 +97,20 @@ def test_the_create_form_links_every_option_to_its_section() -> None:
     html = client_for(make_user("ola")).get(reverse("games:table_create")).content.decode()
     links = _check_links(html)
     assert len(links) == len(Rules.__dataclass_fields__)
-    assert 'href="/rules/#spades-back" class="rules-link">what is this?</a>' in html
+    assert (
+        '<a href="/rules/#spades-back" class="rules-link">what is this?'
+        '<span class="visually-hidden"> (Spades send the turn back)</span></a>'
+    ) in html
+
+
+def test_the_polish_create_form_says_in_polish_what_each_link_opens() -> None:
+    client = client_for(make_user("ola"))
+    client.cookies["django_language"] = "pl"
+    html = client.get(reverse("games:table_create")).content.decode()
+    assert (
+        '<a href="/rules/#spades-back" class="rules-link">co to znaczy?'
+        '<span class="visually-hidden"> (Piki cofane)</span></a>'
+    ) in html
 
 
 def test_a_tournaments_rules_are_linked() -> None:
