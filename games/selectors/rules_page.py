@@ -21,13 +21,16 @@ class ExampleView:
     pile: list[CardView]
     hand: list[CardView]
     beton: list[CardView]
-    # How many cards each other seat holds, clockwise from the player to move.
-    others: list[int]
+    # The other seats' hands, clockwise from the player to move (shown: it is an example).
+    others: list[list[CardView]]
     play: list[CardView]  # the example's play, if it has one
     pickup: int  # the example's pick-up size, if it has one (else 0)
     pile_after: list[CardView] | None
     hand_after: list[CardView] | None
     to_move_after: int | None  # the player (counted from 1) whose turn comes next
+    final_play: list[CardView]  # the last player's play that made a tie
+    tie: bool
+    loser: int | None  # the player (counted from 1) who lost the hand
 
 
 @dataclass(frozen=True)
@@ -64,12 +67,15 @@ def _example_view(example: Example, language: str) -> ExampleView:
         pile=_cards(example.pile, language),
         hand=_cards(example.hand, language),
         beton=_cards(example.beton, language),
-        others=[len(hand) for hand in example.others],
+        others=[_cards(hand, language) for hand in example.others],
         play=_cards(example.move.cards, language) if isinstance(example.move, Play) else [],
         pickup=example.move.count if isinstance(example.move, PickUp) else 0,
         pile_after=_cards(after.pile, language) if after and after.pile is not None else None,
         hand_after=_cards(after.hand, language) if after and after.hand is not None else None,
         to_move_after=after.to_move + 1 if after and after.to_move is not None else None,
+        final_play=_cards(after.final_play, language) if after and after.final_play else [],
+        tie=bool(after and after.result == "tie"),
+        loser=after.loser + 1 if after and after.loser is not None else None,
     )
 
 

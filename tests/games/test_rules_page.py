@@ -51,7 +51,9 @@ def test_every_section_has_its_anchor_heading_link_text_and_drawn_examples(langu
             assert body.count('data-testid="rule-example"') == len(section.examples)
             for example in section.examples:
                 assert escape(example.caption.in_language(language)) in body
-                for code in {*example.pile, *example.hand, *example.beton}:
+                others = [code for hand in example.others for code in hand]
+                final = example.after.final_play if example.after else None
+                for code in {*example.pile, *example.hand, *example.beton, *others, *(final or ())}:
                     name = card_name(CardView.of(code))
                     assert f'aria-label="{name[0].upper()}{name[1:]}"' in body, code
 
