@@ -5,13 +5,38 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.urls import reverse
 from django.utils import translation
+from django.utils.functional import lazy
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import PROFILES, Rules
 from games.services import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MIN_BASE_SECONDS, TIME_PRESETS
+from games.teaching import option_section
 
 CUSTOM = "custom"
+
+
+def _rules_link(option: str | None) -> str:
+    if option is None:
+        text = _("Every rule and option explained")
+        return format_html('<a href="{}" class="rules-link">{}</a>', reverse("rules"), text)
+    section = option_section(option)
+    # The same visible words beside every option: a screen reader's list of links also
+    # hears which section each one opens.
+    return format_html(
+        '<a href="{}#{}" class="rules-link">{}<span class="visually-hidden"> ({})</span></a>',
+        reverse("rules"),
+        section.anchor,
+        _("what is this?"),
+        section.title.in_language(translation.get_language()),
+    )
+
+
+# A field's help text linking to the section of /rules/ that explains the option (None:
+# the page itself), made when a form is drawn: in the page's language, after URLs load.
+rules_link = lazy(_rules_link, str)
 
 
 def profile_choices() -> list[tuple[str, str]]:
@@ -63,7 +88,9 @@ class TableForm(forms.Form):
     CUSTOM_TIME_FIELDS = CUSTOM_TIME_FIELDS
 
     name = forms.CharField(label=_("Table name"), max_length=60, required=False)
-    profile = forms.ChoiceField(label=_("Rules"), choices=profile_choices, initial="kurnik")
+    profile = forms.ChoiceField(
+        label=_("Rules"), choices=profile_choices, initial="kurnik", help_text=rules_link(None)
+    )
     seats = forms.TypedChoiceField(
         label=_("Seats"), choices=[(2, "2"), (3, "3"), (4, "4")], coerce=int, initial=4
     )
@@ -91,21 +118,28 @@ class TableForm(forms.Form):
 
     # Every option of RULES.md, used when the profile is "custom".
     deck = forms.TypedChoiceField(
+        help_text=rules_link("deck"),
         label=_("Deck"),
         choices=[(24, _("24 cards (9 to ace)")), (52, _("52 cards (2 to ace)"))],
         coerce=int,
         initial=24,
     )
     jokers = forms.TypedChoiceField(
-        label=_("Jokers"), choices=[(0, _("none")), (2, _("two"))], coerce=int, initial=0
+        help_text=rules_link("jokers"),
+        label=_("Jokers"),
+        choices=[(0, _("none")), (2, _("two"))],
+        coerce=int,
+        initial=0,
     )
     beton = forms.TypedChoiceField(
+        help_text=rules_link("beton"),
         label=_("Beton (face-down cards per player)"),
         choices=[(0, _("none")), (2, "2"), (3, "3")],
         coerce=int,
         initial=0,
     )
     three_cards = forms.ChoiceField(
+        help_text=rules_link("three_cards"),
         label=_("Three of a kind"),
         choices=[
             ("nines", _("only the three nines on the lone base card")),
@@ -115,6 +149,7 @@ class TableForm(forms.Form):
         initial="nines",
     )
     pickup = forms.ChoiceField(
+        help_text=rules_link("pickup"),
         label=_("Pick-up"),
         choices=[
             ("three", _("three cards")),
@@ -124,12 +159,19 @@ class TableForm(forms.Form):
         initial="three",
     )
     voluntary_pickup = forms.BooleanField(
-        label=_("A player may pick up even when he could play"), required=False, initial=True
+        help_text=rules_link("voluntary_pickup"),
+        label=_("A player may pick up even when he could play"),
+        required=False,
+        initial=True,
     )
     spades_back = forms.BooleanField(
-        label=_("Spades send the turn back (piki cofane)"), required=False, initial=False
+        help_text=rules_link("spades_back"),
+        label=_("Spades send the turn back (piki cofane)"),
+        required=False,
+        initial=False,
     )
     tie_rule = forms.ChoiceField(
+        help_text=rules_link("tie_rule"),
         label=_("Tie"),
         choices=[
             ("any_final_play", _("any final play that empties the hand")),
@@ -138,9 +180,14 @@ class TableForm(forms.Form):
         initial="any_final_play",
     )
     max_actions = forms.IntegerField(
-        label=_("Action limit per hand"), min_value=10, max_value=10_000, initial=500
+        help_text=rules_link("max_actions"),
+        label=_("Action limit per hand"),
+        min_value=10,
+        max_value=10_000,
+        initial=500,
     )
     max_actions_result = forms.ChoiceField(
+        help_text=rules_link("max_actions_result"),
         label=_("At the action limit"),
         choices=[("tie", _("a tie")), ("most_cards", _("the player with most cards loses"))],
         initial="tie",

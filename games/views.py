@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -20,7 +21,9 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def rules(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/rules.html")
+    """Every rule and table option of RULES.md, each with its anchor and examples."""
+    sections = selectors.rules_page(translation.get_language() or "en")
+    return render(request, "games/rules.html", {"sections": sections})
 
 
 def fairness(request: HttpRequest) -> HttpResponse:

@@ -14,6 +14,7 @@ from games.forms import (
     TIME_CONTROL_LABEL,
     clean_time_control,
     profile_choices,
+    rules_link,
     time_control_choices,
 )
 from games.services import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MIN_BASE_SECONDS
@@ -31,7 +32,12 @@ class ChallengeForm(forms.Form):
     seats = forms.TypedChoiceField(
         label=_("Seats"), choices=[(2, "2"), (3, "3"), (4, "4")], coerce=int, initial=2
     )
-    profile = forms.ChoiceField(label=_("Rules"), choices=named_profile_choices, initial="kurnik")
+    profile = forms.ChoiceField(
+        label=_("Rules"),
+        choices=named_profile_choices,
+        initial="kurnik",
+        help_text=rules_link(None),
+    )
     time_control = forms.ChoiceField(
         label=TIME_CONTROL_LABEL, choices=time_control_choices, initial="3+2"
     )

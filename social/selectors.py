@@ -11,6 +11,7 @@ from django.utils import timezone, translation
 
 from accounts.models import User
 from games import selectors as games_selectors
+from games.engine import PROFILES, Rules
 from games.models import Seat, Table
 from social import presence
 from social.models import Challenge, Follow, Preferences
@@ -156,6 +157,12 @@ def challenge_summary(challenge: Challenge) -> str:
         "n": challenge.seats
     }
     return f"{seats} · {rules} · {clock} · {rated}"
+
+
+def challenge_rule_lines(challenge: Challenge) -> list[games_selectors.RuleLine]:
+    """The options of the challenge's rule profile in words, each linked to /rules/."""
+    profile = PROFILES.get(challenge.profile)
+    return games_selectors.rules_summary(profile.rules if profile else Rules())
 
 
 def challenge_json(challenge: Challenge, *, now: datetime | None = None) -> dict[str, Any]:

@@ -191,6 +191,7 @@ def _challenge_context(challenge: Challenge) -> dict[str, object]:
         "c": challenge,
         "status": challenge.status_at(now),
         "summary": selectors.challenge_summary(challenge),
+        "rule_lines": selectors.challenge_rule_lines(challenge),
         "poll_seconds": WAIT_POLL_SECONDS,
     }
 

@@ -16,7 +16,13 @@ from accounts.models import User
 from accounts.permissions import may
 from games.engine import LETTERS
 from games.models import BotLevel, Hand, Match
-from games.selectors import TournamentEnd, bot_label, rules_summary, time_control_label
+from games.selectors import (
+    RuleLine,
+    TournamentEnd,
+    bot_label,
+    rules_summary,
+    time_control_label,
+)
 from tournaments.formats import format_of
 from tournaments.models import (
     PAN,
@@ -179,7 +185,7 @@ class Standings:
 @dataclass(frozen=True)
 class TournamentPage:
     tournament: Tournament
-    rules_lines: list[str]
+    rules_lines: list[RuleLine]
     time_control: str
     registrants: list[TournamentEntry]
     my_entry: TournamentEntry | None

@@ -8,14 +8,16 @@ which names the whole public API; the sub-modules hold it by sub-domain:
 ``tables`` (the lobby, the table page for one viewer, who may see a table, its chat),
 ``snapshot`` (one read of a table shared by all its viewers), ``records`` (the
 leaderboard, a player's record, a finished hand's replay and export), ``tv`` (the live
-table worth watching), ``analysis`` (a finished hand's analysis for one of its players)
-and ``labels`` (cards, rules, actions and outcomes in words), which the others stand on.
+table worth watching), ``analysis`` (a finished hand's analysis for one of its players),
+``rules_page`` (the rule sections and their examples) and ``labels`` (cards, rules,
+actions and outcomes in words), which the others stand on.
 """
 
 from games.selectors.analysis import AnalysisRow, AnalysisView, hand_analysis, move_in_words
 from games.selectors.labels import (
     SUIT_ORDER,
     CardView,
+    RuleLine,
     bot_label,
     card_sort_key,
     cards_in_words,
@@ -42,6 +44,7 @@ from games.selectors.records import (
     leaderboard,
     player_record,
 )
+from games.selectors.rules_page import ExampleView, RuleSectionView, rules_page
 from games.selectors.snapshot import (
     ACTIONS_SHOWN,
     CommonView,
@@ -82,6 +85,7 @@ __all__ = [
     "AnalysisView",
     "CardView",
     "CommonView",
+    "ExampleView",
     "HandReplay",
     "LeaderRow",
     "MoveOption",
@@ -90,6 +94,8 @@ __all__ = [
     "RatingChart",
     "RecentMatch",
     "ReplayFrame",
+    "RuleLine",
+    "RuleSectionView",
     "TableSnapshot",
     "TableView",
     "TournamentEnd",
@@ -115,6 +121,7 @@ __all__ = [
     "profile_name",
     "rating_delta",
     "register_tournament_end",
+    "rules_page",
     "rules_summary",
     "sees_as_spectator",
     "snapshot_after_change",

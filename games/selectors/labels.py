@@ -14,6 +14,7 @@ from games.cards import cards_in_words
 from games.engine import PROFILES, Reason, Rules, card_label, parse_card
 from games.models import BotLevel, RatingChange
 from games.ratings import display_rating
+from games.teaching import option_anchor
 
 SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3, "X": 4}
 
@@ -58,8 +59,17 @@ def profile_name(key: str, language: str) -> str:
     return profile.name_pl if language.startswith("pl") else profile.name_en
 
 
-def rules_summary(rules: Rules) -> list[str]:
-    """Every option of a table in words, in the active language (shown before sitting down)."""
+@dataclass(frozen=True)
+class RuleLine:
+    """One table option in words and the anchor on /rules/ of the section explaining it."""
+
+    text: str
+    anchor: str
+
+
+def rules_summary(rules: Rules) -> list[RuleLine]:
+    """Every option of a table in words, in the active language, each with its anchor on
+    /rules/: the one mapping from options to words used wherever a table's rules show."""
     three = {
         "nines": _("Three nines only on the lone base card."),
         "match": _("Three cards of the top card's rank."),
@@ -71,32 +81,46 @@ def rules_summary(rules: Rules) -> list[str]:
         "three_or_all": _("A pick-up takes three cards or everything above the base card."),
     }[rules.pickup]
     lines = [
-        _("%(deck)d-card deck, base card %(base)s.")
-        % {"deck": rules.deck, "base": card_label(rules.base_card)},
-        three,
-        pickup,
-        _("A player may pick up even when he could play.")
-        if rules.voluntary_pickup
-        else _("A player may pick up only when he cannot play."),
+        (
+            "deck",
+            _("%(deck)d-card deck, base card %(base)s.")
+            % {"deck": rules.deck, "base": card_label(rules.base_card)},
+        ),
+        ("three_cards", three),
+        ("pickup", pickup),
+        (
+            "voluntary_pickup",
+            _("A player may pick up even when he could play.")
+            if rules.voluntary_pickup
+            else _("A player may pick up only when he cannot play."),
+        ),
     ]
     if rules.spades_back:
-        lines.append(_("A spade on top sends the turn back (piki cofane)."))
+        lines.append(("spades_back", _("A spade on top sends the turn back (piki cofane).")))
     if rules.beton:
-        lines.append(_("Beton: %(n)d face-down cards per player.") % {"n": rules.beton})
+        lines.append(("beton", _("Beton: %(n)d face-down cards per player.") % {"n": rules.beton}))
     if rules.jokers:
-        lines.append(_("Two jokers: played alone on anything, they take the covered rank."))
+        lines.append(
+            ("jokers", _("Two jokers: played alone on anything, they take the covered rank."))
+        )
     lines.append(
-        _("A tie needs exactly one ace or four aces as the last play.")
-        if rules.tie_rule == "aces_only"
-        else _("The last player ties if one legal play empties his hand.")
+        (
+            "tie_rule",
+            _("A tie needs exactly one ace or four aces as the last play.")
+            if rules.tie_rule == "aces_only"
+            else _("The last player ties if one legal play empties his hand."),
+        )
     )
     lines.append(
-        _("After %(n)d actions the hand ends: the player holding most cards loses.")
-        % {"n": rules.max_actions}
-        if rules.max_actions_result == "most_cards"
-        else _("After %(n)d actions the hand ends in a tie.") % {"n": rules.max_actions}
+        (
+            "max_actions_result",
+            _("After %(n)d actions the hand ends: the player holding most cards loses.")
+            % {"n": rules.max_actions}
+            if rules.max_actions_result == "most_cards"
+            else _("After %(n)d actions the hand ends in a tie.") % {"n": rules.max_actions},
+        )
     )
-    return lines
+    return [RuleLine(text, option_anchor(option)) for option, text in lines]
 
 
 def time_control_label(base_seconds: int, increment_seconds: int) -> str:

@@ -31,6 +31,7 @@ from games.models import (
 from games.ratings import rating_label
 from games.selectors.labels import (
     CardView,
+    RuleLine,
     card_view,
     describe_action,
     describe_outcome,
@@ -326,7 +327,7 @@ class CommonView:
     last_actions: list[str]
     outcome_text: str
     ranking: list[tuple[int, str, str, str]]  # place, name, letters, rating change
-    rules_lines: list[str]
+    rules_lines: list[RuleLine]
     time_control: str
     # Over a finished match: what its end means at this table (a heading and a line).
     match_over_title: str = ""
@@ -396,7 +397,7 @@ class Settled:
     # bot or not, letters, place, rating, and why a bot plays for him.
     players: tuple[tuple[int, str, int | None, bool, str, int | None, str, str], ...]
     ranking: list[tuple[int, str, str, str]]
-    rules_lines: list[str]
+    rules_lines: list[RuleLine]
     time_control: str
     match_over_title: str
     match_over_note: str

@@ -19,7 +19,13 @@ from accounts.permissions import PERM_INTERVENE, may
 from games.engine import Rules, card_label
 from games.models import ChatMessage, Hand, Match, MatchPlayer, Seat, Table
 from games.ratings import is_rated
-from games.selectors.labels import CardView, card_sort_key, card_view, cards_in_words
+from games.selectors.labels import (
+    CardView,
+    RuleLine,
+    card_sort_key,
+    card_view,
+    cards_in_words,
+)
 from games.selectors.snapshot import PlayerView, TableSnapshot, table_snapshot
 
 CHAT_SHOWN = 50
@@ -55,7 +61,7 @@ class MoveOption:
 class TableView:
     table: Table
     rules: Rules
-    rules_lines: list[str]
+    rules_lines: list[RuleLine]
     time_control: str
     seats: list[Seat]
     viewer: User | None
