@@ -101,6 +101,35 @@ def test_a_banned_owners_token_is_refused():
     assert response.json()["error"]["code"] == "owner_banned"
 
 
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("en", "The token's owner is banned for good."),
+        ("pl", "Właściciel tokenu jest zablokowany na zawsze."),
+    ],
+)
+def test_a_token_of_an_owner_banned_for_good_is_refused_for_good(language, message):
+    from moderation import services as moderation
+
+    user = make_user()
+    token = token_for(user)
+    moderation.user_ban(by=make_moderator(), user_id=user.pk, reason="spam")
+    response = Client().get("/api/account", HTTP_ACCEPT_LANGUAGE=language, **bearer(token))
+    assert response.json()["error"] == {"code": "owner_banned", "message": message}
+
+
+def test_a_banned_owners_end_of_ban_ends_in_one_full_stop():
+    from moderation import services as moderation
+
+    user = make_user()
+    token = token_for(user)
+    until = timezone.now() + timedelta(days=1)
+    moderation.user_ban(by=make_moderator(), user_id=user.pk, reason="spam", until=until)
+    message = Client().get("/api/account", **bearer(token)).json()["error"]["message"]
+    shown = timezone.localtime(until).strftime("%Y-%m-%d %H:%M")
+    assert message == f"The token's owner is banned until {shown}."
+
+
 def test_a_session_cookie_never_authorises_the_api():
     user = make_user()
     token_for(user)
