@@ -35,11 +35,14 @@ def base_env(**overrides: str | None) -> dict[str, str]:
 
 
 @contextmanager
-def running(args: list[str], *, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen]:
-    """Run a process for the duration of the block; end it (and only it) afterwards."""
+def running(
+    args: list[str], *, env: dict[str, str], log: Path, cwd: Path = ROOT
+) -> Iterator[subprocess.Popen]:
+    """Run a process (in ``cwd``, by default the repository) for the duration of the
+    block; end it (and only it) afterwards."""
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            args, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
         try:
             yield proc
