@@ -28,7 +28,9 @@ def test_a_token_is_made_shown_once_listed_with_its_last_use_and_works():
     user = make_user("ola")
     client = client_for(user)
     page = client.post(
-        "/account/tokens/", {"name": "my program", "scopes": ["board:play", "challenge:read"]}
+        "/account/tokens/",
+        {"name": "my program", "scopes": ["board:play", "challenge:read"]},
+        follow=True,
     ).content.decode()
     token = re.search(r'data-testid="token-value">(pan_[^<]+)<', page).group(1)
     row = AccessToken.objects.get(owner=user)
@@ -52,6 +54,27 @@ def test_a_token_is_made_shown_once_listed_with_its_last_use_and_works():
     row.refresh_from_db()
     assert row.last_used_at is not None
     assert "never" not in client.get("/account/tokens/").content.decode()
+
+
+def test_the_form_answers_with_a_redirect_so_a_reload_makes_no_second_token():
+    client = client_for(make_user())
+    answer = client.post("/account/tokens/", {"name": "my program", "scopes": ["bot:play"]})
+    assert (answer.status_code, answer["Location"]) == (302, "/account/tokens/")
+    shown = client.get(answer["Location"]).content.decode()
+    assert 'data-testid="token-value">pan_' in shown
+
+    reloaded = client.get("/account/tokens/").content.decode()  # what a reload asks for
+    assert 'data-testid="new-token"' not in reloaded
+    assert AccessToken.objects.count() == 1
+
+
+def test_every_column_of_the_tokens_table_has_a_header():
+    user = make_user()
+    token_for(user)
+    page = client_for(user).get("/account/tokens/").content.decode()
+    headers = re.findall(r"<th[^>]*>(.*?)</th>", page, re.S)
+    assert len(headers) == 4
+    assert all(re.sub(r"<[^>]+>", "", header).strip() for header in headers), headers
 
 
 def test_a_token_needs_a_name_and_a_known_scope():
