@@ -3,21 +3,19 @@ worker when the test needs the site's own bots and next hands), on the test data
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from tests.processes import (
-    base_env,
     celery_worker_args,
-    database_url_for_processes,
     free_port,
     running,
+    serve_args,
+    site_env,
     wait_for_log,
     wait_for_port,
 )
@@ -31,18 +29,10 @@ class Site:
 
 
 def served(tmp_path: Path, *, worker: bool) -> Iterator[Site]:
-    port = free_port()
-    env = base_env(
-        DATABASE_URL=database_url_for_processes(),
-        DEBUG="false",
-        HTTPS="false",
-        PAN_VAR_DIR=str(tmp_path),
-        SECRET_KEY=settings.SECRET_KEY,
-    )
-    serve = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    port, env = free_port(), site_env(tmp_path)
     server_log, worker_log = tmp_path / "server.log", tmp_path / "worker.log"
     with ExitStack() as processes:
-        server = processes.enter_context(running(serve, env=env, log=server_log))
+        server = processes.enter_context(running(serve_args(port), env=env, log=server_log))
         if worker:
             celery = processes.enter_context(running(celery_worker_args(), env=env, log=worker_log))
         wait_for_port(port, proc=server, log=server_log)
