@@ -27,14 +27,30 @@ def format_until(until: datetime) -> str:
     return timezone.localtime(until).strftime("%Y-%m-%d %H:%M")
 
 
+def _sentence(text: str) -> str:
+    """``text`` ending in exactly one full stop, or in the mark its author ended it with
+    (a moderator's reason may or may not end in one)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?", "…")) else f"{text}."
+
+
 def ban_notice(user: User) -> str:
     """'You are banned until 2025-05-01 18:00: insults in the chat.'"""
     reason = user.ban_reason or _("no reason given")
     if is_permanent(user.banned_until):
-        return _("You are banned for good: %(reason)s") % {"reason": reason}
-    return _("You are banned until %(until)s: %(reason)s") % {
-        "until": format_until(user.banned_until),
-        "reason": reason,
+        return _sentence(_("You are banned for good: %(reason)s") % {"reason": reason})
+    return _sentence(
+        _("You are banned until %(until)s: %(reason)s")
+        % {"until": format_until(user.banned_until), "reason": reason}
+    )
+
+
+def owner_ban_notice(user: User) -> str:
+    """What a program is told when the owner of its token is banned."""
+    if is_permanent(user.banned_until):
+        return _("The token's owner is banned for good.")
+    return _("The token's owner is banned until %(until)s.") % {
+        "until": format_until(user.banned_until)
     }
 
 
@@ -42,12 +58,15 @@ def mute_notice(user: User, *, now: datetime | None = None) -> str:
     """The chat refusal of a muted user: until when, how long is left, and why."""
     reason = user.mute_reason or _("no reason given")
     if is_permanent(user.muted_until):
-        return _("You are muted for good: %(reason)s") % {"reason": reason}
-    return _("You are muted until %(until)s (%(left)s left): %(reason)s") % {
-        "until": format_until(user.muted_until),
-        "left": timeuntil(user.muted_until, now or timezone.now()),
-        "reason": reason,
-    }
+        return _sentence(_("You are muted for good: %(reason)s") % {"reason": reason})
+    return _sentence(
+        _("You are muted until %(until)s (%(left)s left): %(reason)s")
+        % {
+            "until": format_until(user.muted_until),
+            "left": timeuntil(user.muted_until, now or timezone.now()),
+            "reason": reason,
+        }
+    )
 
 
 def logged_out_notice() -> str:

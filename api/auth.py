@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.http import HttpRequest
-from django.utils import formats, translation
+from django.utils import translation
 from django.utils.translation import gettext as _
 from ninja.security import HttpBearer
 
 from accounts.models import User
+from accounts.notices import owner_ban_notice
 from api import services
 from api.db import in_pool
 from api.errors import ApiError
@@ -59,14 +60,7 @@ def caller_for_token(token: str) -> Caller:
         raise ApiError(401, "token_revoked", _("This token has been revoked."))
     owner = row.owner
     if owner.is_banned():
-        until = formats.date_format(
-            owner.banned_until.astimezone(), "DATETIME_FORMAT", use_l10n=True
-        )
-        raise ApiError(
-            401,
-            "owner_banned",
-            _("The token's owner is banned until %(until)s.") % {"until": until},
-        )
+        raise ApiError(401, "owner_banned", owner_ban_notice(owner))
     services.token_touch(row=row)
     return Caller(token=row, user=owner)
 

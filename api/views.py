@@ -15,14 +15,17 @@ from api import selectors, services
 from api.forms import TokenForm
 from core.errors import Refused
 
+# The token just made, kept in the session between the form's answer (a redirect, so that
+# reloading the page makes no second token) and the page that shows it, once.
+NEW_TOKEN_KEY = "api_new_token"
+
 
 @never_cache
 @login_required
 def token_list(request: HttpRequest) -> HttpResponse:
-    """The tokens, and the form that makes one. A token just made is shown on the page
-    that answers the form, once: it is not stored, and never shown again."""
+    """The tokens, and the form that makes one. A token just made is shown once, on the
+    page the form redirects to: it is not stored, and never shown again."""
     form = TokenForm(request.POST or None)
-    new_token = ""
     if request.method == "POST" and form.is_valid():
         try:
             made = services.token_create(
@@ -33,11 +36,11 @@ def token_list(request: HttpRequest) -> HttpResponse:
         except Refused as exc:
             form.add_error(None, exc.message)
         else:
-            new_token = made.token
-            form = TokenForm()
+            request.session[NEW_TOKEN_KEY] = made.token
+            return redirect("tokens:list")
     context = {
         "form": form,
-        "new_token": new_token,
+        "new_token": request.session.pop(NEW_TOKEN_KEY, ""),
         "tokens": selectors.user_tokens(request.user),
     }
     return render(request, "api/tokens.html", context)

@@ -6,12 +6,13 @@ import argparse
 import contextlib
 import json
 import logging
+import os
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,26 +179,75 @@ class Player:
             logger.info("table %s: move refused: %s", table_id, exc)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m pan_bot", description=__doc__)
-    parser.add_argument("--token", required=True, help="a personal access token (pan_...)")
-    parser.add_argument("--url", default="http://127.0.0.1:8000", help="the site")
-    parser.add_argument("--strategy", choices=("greedy", "ismcts", "random"), default="greedy")
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+DESCRIPTION = """Play the games of a Pan online account with one of the site's own bots.
+
+It waits for the account's games (seat it at a table and start the match, or challenge
+it) and plays each to its end, one move whenever it is its turn. Make the token on the
+site (Account settings, API access tokens, scope bot:play for a bot account, board:play
+for your own). It runs until you stop it (Ctrl+C), or until the site refuses the token
+for good (revoked, or its owner banned): then it says why and exits with status 1."""
+
+
+def main(argv: list[str] | None = None, environ: Mapping[str, str] = os.environ) -> None:
+    """The command line: options (or ``PAN_TOKEN`` and ``PAN_URL``), then play until
+    stopped; a refusal for good ends the program with the server's message, status 1."""
+    parser = argparse.ArgumentParser(
+        prog="python -m pan_bot",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--token",
+        default=environ.get("PAN_TOKEN"),
+        help="a personal access token, pan_... (default: the environment's PAN_TOKEN)",
+    )
+    parser.add_argument(
+        "--url",
+        default=environ.get("PAN_URL", DEFAULT_URL),
+        help=f"the site (default: the environment's PAN_URL, else {DEFAULT_URL})",
+    )
+    parser.add_argument(
+        "--strategy",
+        choices=("greedy", "ismcts", "random"),
+        default="greedy",
+        help="greedy: quick, one move ahead; ismcts: stronger and slower; random "
+        "(default: %(default)s)",
+    )
     parser.add_argument("--playouts", type=int, default=None, help="ismcts: playouts per move")
-    parser.add_argument("--games", type=int, default=0, help="stop after N matches (0: never)")
-    parser.add_argument("--upgrade", action="store_true", help="make the account a bot first")
+    parser.add_argument(
+        "--games", type=int, default=0, help="stop after N matches (default: 0, never stop)"
+    )
+    parser.add_argument(
+        "--upgrade",
+        action="store_true",
+        help="first make the account a bot account (for good: unrated, marked bot)",
+    )
     options = parser.parse_args(argv)
+    if not options.token:
+        parser.error("give a token: --token pan_... or PAN_TOKEN")
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr
     )
     api = Api(options.url, options.token)
-    if options.upgrade:
-        try:
-            api.call("POST", "/api/bot/account/upgrade")
-        except ApiError as exc:
-            if exc.code != "already_bot":
-                raise
     player = Player(api, chooser(options.strategy, options.playouts), games=options.games)
-    with contextlib.suppress(KeyboardInterrupt):
-        player.run()
+    try:
+        if options.upgrade:
+            upgrade(api)
+        with contextlib.suppress(KeyboardInterrupt):
+            player.run()
+    except ApiError as refusal:
+        parser.exit(1, f"{parser.prog}: {refusal.message} ({refusal.code})\n")
+    except OSError as exc:
+        parser.exit(1, f"{parser.prog}: {options.url} cannot be reached: {exc}\n")
     logger.info("%d moves played, %d matches over", player.moves, player.finished)
+
+
+def upgrade(api: Api) -> None:
+    """Make the token's account a bot account, unless it is one already."""
+    try:
+        api.call("POST", "/api/bot/account/upgrade")
+    except ApiError as exc:
+        if exc.code != "already_bot":
+            raise

@@ -303,7 +303,9 @@ ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_EMAIL_VERIFICATION = os.environ.get("ACCOUNT_EMAIL_VERIFICATION", "mandatory")
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False
-ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
+# Confirming the address signs the new user in, where allauth allows it safely: in the
+# browser session that signed up (a link opened elsewhere confirms, then asks to log in).
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_USERNAME_MIN_LENGTH = 3
 ACCOUNT_USERNAME_VALIDATORS = "accounts.validators.username_validators"

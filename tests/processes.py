@@ -35,11 +35,14 @@ def base_env(**overrides: str | None) -> dict[str, str]:
 
 
 @contextmanager
-def running(args: list[str], *, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen]:
-    """Run a process for the duration of the block; end it (and only it) afterwards."""
+def running(
+    args: list[str], *, env: dict[str, str], log: Path, cwd: Path = ROOT
+) -> Iterator[subprocess.Popen]:
+    """Run a process (in ``cwd``, by default the repository) for the duration of the
+    block; end it (and only it) afterwards."""
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            args, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
         try:
             yield proc
@@ -119,6 +122,26 @@ def database_url_for_processes() -> str:
     db = connection.settings_dict
     auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
     return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def site_env(var_dir: Path, **overrides: str | None) -> dict[str, str]:
+    """The environment of a site process on the test database, its files under
+    ``var_dir``, signing with the tests' SECRET_KEY (so the sessions a test makes hold)."""
+    from django.conf import settings
+
+    return base_env(
+        DATABASE_URL=database_url_for_processes(),
+        DEBUG="false",
+        HTTPS="false",
+        PAN_VAR_DIR=str(var_dir),
+        SECRET_KEY=settings.SECRET_KEY,
+        **overrides,
+    )
+
+
+def serve_args(port: int) -> list[str]:
+    """The site's web process (daphne through ``manage.py serve``) on ``port``."""
+    return [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
 
 
 def kill_group(proc: subprocess.Popen, sig: int = signal.SIGKILL) -> None:

@@ -7,6 +7,7 @@ import re
 import pytest
 from django.contrib.auth.models import Group
 from django.core.cache import cache
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -45,6 +46,28 @@ def test_signup_sends_a_confirmation_link_that_verifies_the_address(client, mail
 
     client.post(path)
     assert user.emailaddress_set.get().verified
+
+
+def test_confirming_the_address_in_the_browser_that_signed_up_signs_the_user_in(client, mailoutbox):
+    signup(client)
+    assert "_auth_user_id" not in client.session
+    path = CONFIRM_LINK.search(mailoutbox[0].body).group(1)
+    assert 'type="submit"' in client.get(path).content.decode()  # the link opens a form
+
+    response = client.post(path, follow=True)
+    user = User.objects.get(username="ola")
+    assert client.session["_auth_user_id"] == str(user.pk)
+    assert response.redirect_chain[-1][0] == "/"
+    assert 'data-testid="nav-profile"' in response.content.decode()
+
+
+def test_a_link_opened_in_another_browser_confirms_and_asks_to_log_in(client, mailoutbox):
+    signup(client)
+    other = Client(HTTP_ACCEPT_LANGUAGE="en")
+    response = other.post(CONFIRM_LINK.search(mailoutbox[0].body).group(1), follow=True)
+    assert User.objects.get(username="ola").emailaddress_set.get().verified
+    assert "_auth_user_id" not in other.session
+    assert response.redirect_chain[-1][0] == reverse("account_login")
 
 
 def test_login_is_refused_until_the_address_is_confirmed(client, mailoutbox):

@@ -12,7 +12,7 @@ from accounts.models import User
 from api import services as api_services
 from games import services
 from games.engine import Rules
-from games.models import Hand, Match, Table
+from games.models import Hand, Match, MatchPlayer, Table
 from tests.factories import make_user
 
 
@@ -51,6 +51,30 @@ def current_hand(table: Table | int) -> Hand:
         .order_by("-number")
         .first()
     )
+
+
+def seats(hand: Hand) -> dict[int, MatchPlayer]:
+    return {p.seat: p for p in hand.match.players.select_related("user")}
+
+
+def bot_game():
+    """A bot account against a person, the match started: (bot, its token, the hand,
+    the bot's seat, the person)."""
+    bot = bot_account()
+    token = token_for(bot)
+    hand = started_match(bot)
+    players = seats(hand)
+    seat = next(s for s, p in players.items() if p.user_id == bot.pk)
+    return bot, token, hand, seat, players[1 - seat].user
+
+
+def bots_turn(hand: Hand, bot_seat: int, opponent) -> Hand:
+    """Make it the bot's turn (the person opens if it is his)."""
+    state = hand.engine_state
+    if state.to_move != bot_seat:
+        move = state.private_view(state.to_move)["legal_moves"][0]
+        services.hand_act(hand_id=hand.pk, move=move, version=hand.version, user=opponent)
+    return current_hand(hand.match.table_id)
 
 
 class LineReader:

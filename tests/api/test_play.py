@@ -10,7 +10,16 @@ from api import play
 from games import services
 from games.engine import IllegalMove, move_from_json
 from games.models import ChatMessage, Hand, MatchPlayer, RatingChange, Seat
-from tests.api.helpers import bearer, bot_account, current_hand, started_match, token_for
+from tests.api.helpers import (
+    bearer,
+    bot_account,
+    bot_game,
+    bots_turn,
+    current_hand,
+    seats,
+    started_match,
+    token_for,
+)
 from tests.factories import make_table, make_user, play_to_pan_on_time
 
 # The API reads in its own threads (api.db.in_pool): what a test writes must be committed.
@@ -25,30 +34,6 @@ def post(token: str, path: str, body: dict | None = None, **kwargs):
 
 def error_of(response) -> tuple[int, str]:
     return response.status_code, response.json()["error"]["code"]
-
-
-def seats(hand: Hand) -> dict[int, MatchPlayer]:
-    return {p.seat: p for p in hand.match.players.select_related("user")}
-
-
-def bot_game():
-    """A bot account against a person, the match started: (bot, its token, the hand,
-    the bot's seat, the person)."""
-    bot = bot_account()
-    token = token_for(bot)
-    hand = started_match(bot)
-    players = seats(hand)
-    seat = next(s for s, p in players.items() if p.user_id == bot.pk)
-    return bot, token, hand, seat, players[1 - seat].user
-
-
-def bots_turn(hand: Hand, bot_seat: int, opponent) -> Hand:
-    """Make it the bot's turn (the person opens if it is his)."""
-    state = hand.engine_state
-    if state.to_move != bot_seat:
-        move = state.private_view(state.to_move)["legal_moves"][0]
-        services.hand_act(hand_id=hand.pk, move=move, version=hand.version, user=opponent)
-    return current_hand(hand.match.table_id)
 
 
 def test_a_legal_move_is_played_and_its_version_returned():

@@ -1,31 +1,24 @@
 """The reference client (``python -m pan_bot``) plays a whole match through the HTTP API
 against a built-in bot, on the real stack: daphne, a Celery worker (the built-in bot's
-moves, the next hands), PostgreSQL and Redis."""
+moves, the next hands), PostgreSQL and Redis; it says what it does, and why it stops."""
 
 from __future__ import annotations
 
 import sys
 import urllib.request
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
+from api import services as api_services
+from api.models import AccessToken
 from games import services
 from games.engine import Rules
 from games.models import Action, Match, MatchPlayer
+from pan_bot.client import main
+from tests.api.conftest import Site
 from tests.api.helpers import bot_account, token_for
-from tests.processes import (
-    base_env,
-    celery_worker_args,
-    database_url_for_processes,
-    free_port,
-    running,
-    wait_for_log,
-    wait_for_port,
-)
+from tests.processes import running, wait_for_log
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
@@ -33,34 +26,6 @@ MATCH_SECONDS = 600  # an upper bound; a match of these short hands takes about 
 # Hands end at their tenth action (most cards lose): a match is a few hands long, not the
 # many minutes of full hands at the built-in bot's human-like pace.
 SHORT_HANDS = Rules(max_actions=10, max_actions_result="most_cards")
-
-
-@dataclass(frozen=True)
-class Site:
-    url: str
-    env: dict[str, str]
-    logs: Path
-
-
-@pytest.fixture
-def site(tmp_path: Path) -> Iterator[Site]:
-    port = free_port()
-    env = base_env(
-        DATABASE_URL=database_url_for_processes(),
-        DEBUG="false",
-        HTTPS="false",
-        PAN_VAR_DIR=str(tmp_path),
-        SECRET_KEY=settings.SECRET_KEY,
-    )
-    serve = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    server_log, worker_log = tmp_path / "server.log", tmp_path / "worker.log"
-    with (
-        running(serve, env=env, log=server_log) as server,
-        running(celery_worker_args(), env=env, log=worker_log) as worker,
-    ):
-        wait_for_port(port, proc=server, log=server_log)
-        wait_for_log(worker_log, "ready.", proc=worker)
-        yield Site(url=f"http://127.0.0.1:{port}", env=env, logs=tmp_path)
 
 
 def test_the_reference_client_plays_a_whole_match_against_a_built_in_bot(site: Site):
@@ -96,3 +61,28 @@ def test_the_reference_client_plays_a_whole_match_against_a_built_in_bot(site: S
     # The API's docs and schema are served by the same server.
     with urllib.request.urlopen(f"{site.url}/api/openapi.json", timeout=10) as response:
         assert b"/api/bot/game/{table_id}/move" in response.read()
+
+
+def test_the_help_says_what_it_does_and_where_it_connects_by_default(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--help"], environ={})
+    shown = " ".join(capsys.readouterr().out.split())
+    assert done.value.code == 0
+    assert "Play the games of a Pan online account" in shown
+    assert "PAN_URL, else http://127.0.0.1:8000" in shown and "PAN_TOKEN" in shown
+
+
+def test_a_revoked_token_ends_the_client_with_the_servers_reason_and_status_1(
+    web_site: Site, tmp_path: Path
+):
+    bot = bot_account()
+    token = token_for(bot)
+    api_services.token_revoke(owner=bot, token_id=AccessToken.objects.get(owner=bot).pk)
+    log = tmp_path / "pan_bot.log"
+    env = {**web_site.env, "PAN_URL": web_site.url, "PAN_TOKEN": token}
+    with running([sys.executable, "-m", "pan_bot"], env=env, log=log) as client:
+        client.wait(30)
+    output = log.read_text()
+    assert client.returncode == 1, output
+    assert "python -m pan_bot: This token has been revoked. (token_revoked)" in output
+    assert "Traceback" not in output

@@ -28,7 +28,9 @@ def test_a_token_is_made_shown_once_listed_with_its_last_use_and_works():
     user = make_user("ola")
     client = client_for(user)
     page = client.post(
-        "/account/tokens/", {"name": "my program", "scopes": ["board:play", "challenge:read"]}
+        "/account/tokens/",
+        {"name": "my program", "scopes": ["board:play", "challenge:read"]},
+        follow=True,
     ).content.decode()
     token = re.search(r'data-testid="token-value">(pan_[^<]+)<', page).group(1)
     row = AccessToken.objects.get(owner=user)
@@ -52,6 +54,27 @@ def test_a_token_is_made_shown_once_listed_with_its_last_use_and_works():
     row.refresh_from_db()
     assert row.last_used_at is not None
     assert "never" not in client.get("/account/tokens/").content.decode()
+
+
+def test_the_form_answers_with_a_redirect_so_a_reload_makes_no_second_token():
+    client = client_for(make_user())
+    answer = client.post("/account/tokens/", {"name": "my program", "scopes": ["bot:play"]})
+    assert (answer.status_code, answer["Location"]) == (302, "/account/tokens/")
+    shown = client.get(answer["Location"]).content.decode()
+    assert 'data-testid="token-value">pan_' in shown
+
+    reloaded = client.get("/account/tokens/").content.decode()  # what a reload asks for
+    assert 'data-testid="new-token"' not in reloaded
+    assert AccessToken.objects.count() == 1
+
+
+def test_every_column_of_the_tokens_table_has_a_header():
+    user = make_user()
+    token_for(user)
+    page = client_for(user).get("/account/tokens/").content.decode()
+    headers = re.findall(r"<th[^>]*>(.*?)</th>", page, re.S)
+    assert len(headers) == 4
+    assert all(re.sub(r"<[^>]+>", "", header).strip() for header in headers), headers
 
 
 def test_a_token_needs_a_name_and_a_known_scope():
@@ -99,6 +122,35 @@ def test_a_banned_owners_token_is_refused():
     response = Client().get("/api/account", **bearer(token))
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "owner_banned"
+
+
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("en", "The token's owner is banned for good."),
+        ("pl", "Właściciel tokenu jest zablokowany na zawsze."),
+    ],
+)
+def test_a_token_of_an_owner_banned_for_good_is_refused_for_good(language, message):
+    from moderation import services as moderation
+
+    user = make_user()
+    token = token_for(user)
+    moderation.user_ban(by=make_moderator(), user_id=user.pk, reason="spam")
+    response = Client().get("/api/account", HTTP_ACCEPT_LANGUAGE=language, **bearer(token))
+    assert response.json()["error"] == {"code": "owner_banned", "message": message}
+
+
+def test_a_banned_owners_end_of_ban_ends_in_one_full_stop():
+    from moderation import services as moderation
+
+    user = make_user()
+    token = token_for(user)
+    until = timezone.now() + timedelta(days=1)
+    moderation.user_ban(by=make_moderator(), user_id=user.pk, reason="spam", until=until)
+    message = Client().get("/api/account", **bearer(token)).json()["error"]["message"]
+    shown = timezone.localtime(until).strftime("%Y-%m-%d %H:%M")
+    assert message == f"The token's owner is banned until {shown}."
 
 
 def test_a_session_cookie_never_authorises_the_api():

@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 CONFIRM_LINK = re.compile(r"https?://[^/\s]+(/accounts/confirm-email/[^/\s]+/)")
 
 
-def test_sign_up_confirm_email_log_in_and_see_the_profile(site, page: Page):
+def test_sign_up_confirm_email_be_signed_in_and_see_the_profile(site, page: Page):
     page.goto(f"{site.url}/accounts/signup/")
     page.fill("input[name=username]", "newcomer")
     page.fill("input[name=email]", "newcomer@example.com")
@@ -28,10 +28,9 @@ def test_sign_up_confirm_email_log_in_and_see_the_profile(site, page: Page):
     page.goto(site.url + CONFIRM_LINK.search(message).group(1))
     page.get_by_role("button", name="Confirm").click()
 
-    page.goto(f"{site.url}/accounts/login/")
-    page.fill("input[name=login]", "newcomer")
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Sign In").click()
+    # Confirmed in the browser that signed up: signed in, no password asked again.
+    expect(page.get_by_test_id("nav-profile")).to_have_text("newcomer")
+    expect(page).not_to_have_url(re.compile("/accounts/login/"))
     page.get_by_test_id("nav-profile").click()
     expect(page.get_by_test_id("profile-username")).to_have_text("newcomer")
     expect(page.get_by_text("Joined")).to_be_visible()

@@ -12,6 +12,7 @@ from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
 from accounts.models import User
+from api import services as api_services
 from games import services
 from games.engine import Rules
 from games.models import HandAnalysis, Rating
@@ -27,6 +28,9 @@ LOCALES = {"en": "en-GB", "pl": "pl-PL"}
 # Names as long as people choose them (30 characters at most): the layout must hold them.
 VIEWER = "katarzyna_nowak"
 OTHERS = ["tomasz.lewandowski", "zbigniew_w", "aleksander.wisniewski-kowalski", "ola"]
+# A token's name as long as its form allows, and one long word that fits a phone's line.
+TOKEN_NAMES = ["mój program do gry w pana, wersja druga, poprawiona i lepsza", "pan-bot-katarzyny"]
+ALL_SCOPES = ["bot:play", "board:play", "challenge:read", "challenge:write"]
 # Deals per decision of the analysis made for the replay: its figures do not matter
 # here, only the table it fills, so a few deals keep the test quick.
 ANALYSIS_PLAYOUTS = 4
@@ -162,6 +166,8 @@ def the_pages() -> dict[str, str]:
     )
     make_tournament(name="Sunday evening championship of the whole club", starts_in=86_400)
     cup_table = cup.tables.get(entries__user=viewer).table
+    for name in TOKEN_NAMES:
+        api_services.token_create(owner=viewer, name=name, scopes=ALL_SCOPES)
     # Established players, so that the ranking lists them all.
     for mu, person in enumerate([viewer, *others], start=24):
         Rating.objects.update_or_create(
@@ -183,6 +189,7 @@ def the_pages() -> dict[str, str]:
         "tournament table": cup_table.get_absolute_url(),
         "new table": "/tables/new/",
         "settings": "/account/settings/",
+        "tokens": "/account/tokens/",
         "report": f"/reports/new/?user={others[0].pk}",
         "rules": "/rules/",
         "fairness": "/fairness/",
@@ -235,3 +242,39 @@ def test_no_page_scrolls_sideways_or_cuts_a_label_at_360_px(site, browser: Brows
         for f in found
     ]
     assert not report, f"{len(report)} offenders at {WIDTH} px ({language}):\n" + "\n".join(report)
+
+
+def test_the_tokens_page_shows_a_token_whole_and_its_revoke_button_at_360_px_in_polish(
+    site, browser: Browser
+):
+    viewer = make_user(VIEWER)
+    for name in TOKEN_NAMES:
+        api_services.token_create(owner=viewer, name=name, scopes=ALL_SCOPES)
+    context = browser.new_context(locale=LOCALES["pl"], viewport={"width": WIDTH, "height": HEIGHT})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    log_in_any_language(page, site.url, VIEWER)
+
+    assert offenders_of(page, f"{site.url}/account/tokens/", "pl") == []
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= WIDTH
+    buttons = page.get_by_role("button", name="Unieważnij")
+    expect(buttons).to_have_count(len(TOKEN_NAMES))
+    for button in buttons.all():
+        box = button.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= WIDTH, box
+        assert button.evaluate("b => b.scrollWidth <= b.clientWidth"), "its label is cut"
+    # A name that fits a line is drawn on one line, not broken inside its word.
+    lines = (
+        page.get_by_test_id("token")
+        .filter(has_text=TOKEN_NAMES[1])
+        .evaluate(
+            """row => {
+          const text = [...row.cells[0].childNodes].find(n => n.nodeType === Node.TEXT_NODE);
+          const range = document.createRange();
+          range.selectNodeContents(text);
+          return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+        }"""
+        )
+    )
+    assert lines == 1
+    context.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from websockets.sync.client import ClientConnection, connect
 from games import services
 from games.models import Hand
 from tests.factories import make_table, seated_users
-from tests.processes import base_env, database_url_for_processes, free_port, running, wait_for_port
+from tests.processes import free_port, running, serve_args, site_env, wait_for_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
@@ -37,16 +36,8 @@ class Server:
 @pytest.fixture
 def server(tmp_path) -> Iterator[Server]:
     port = free_port()
-    env = base_env(
-        DATABASE_URL=database_url_for_processes(),
-        DEBUG="false",
-        HTTPS="false",
-        PAN_VAR_DIR=str(tmp_path),
-        SECRET_KEY=settings.SECRET_KEY,  # the sessions this test makes are signed with it
-    )
-    serve = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
     log = tmp_path / "server.log"
-    with running(serve, env=env, log=log) as proc:
+    with running(serve_args(port), env=site_env(tmp_path), log=log) as proc:
         wait_for_port(port, proc=proc, log=log)
         yield Server(url=f"http://127.0.0.1:{port}", ws=f"ws://127.0.0.1:{port}")
 

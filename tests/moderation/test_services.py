@@ -539,6 +539,28 @@ def test_a_banned_user_cannot_log_in_and_is_told_why_and_until_when():
     assert sessions_of(player) == 0
 
 
+@pytest.mark.parametrize(
+    ("language", "notice"),
+    [("en", "You are banned for good: spam bot."), ("pl", "Masz bana na zawsze: spam bot.")],
+)
+def test_a_ban_for_good_reads_for_good_at_login_with_one_full_stop(language, notice):
+    make_user("banned2", banned_until=PERMANENT, ban_reason="spam bot")
+    client = client_for()
+    client.cookies["django_language"] = language
+    page = client.post("/accounts/login/", {"login": "banned2", "password": PASSWORD})
+    text = page.content.decode()
+    assert notice in text
+    assert "9000" not in text and f"{notice}." not in text
+
+
+def test_a_reason_ending_in_a_full_stop_gets_no_second_one():
+    player = make_user(language="en")
+    client = client_for(player)
+    User.objects.filter(pk=player.pk).update(banned_until=PERMANENT, ban_reason="Spam. ")
+    page = client.get("/").content.decode()
+    assert "You are banned for good: Spam." in page and "Spam.." not in page
+
+
 def test_a_banned_user_with_a_surviving_session_is_logged_out_on_his_next_request():
     player = make_user(language="en")
     client = client_for(player)
