@@ -110,6 +110,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "pan_site.proxy.ForwardedForMiddleware",  # first: everything after sees the real client
+    "pan_site.compression.PageGZipMiddleware",  # compresses what every later one wrote
     "pan_site.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -46,7 +46,9 @@ def card_view(code: str, language: str | None) -> CardView:
 
 
 def card_sort_key(code: str) -> tuple[int, int]:
-    return parse_card(code), SUIT_ORDER[code[-1]]
+    """Cards in the order a hand shows them: by rank, then suit; the jokers (``X1``,
+    ``X2``, whose last character names no suit) last."""
+    return parse_card(code), SUIT_ORDER["X" if code.startswith("X") else code[-1]]
 
 
 # --- a table's settings ------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from games.engine import Reason
@@ -226,13 +227,28 @@ def can_view_hand(hand: Hand, user: User | None) -> bool:
     )
 
 
+PILE_SHOWN = 8  # the pile's top cards a replay step draws
+
+
 @dataclass
 class ReplayFrame:
     step: int
     text: str
-    pile: list[CardView]
+    pile: list[CardView]  # its top PILE_SHOWN cards, the top last
+    pile_text: str  # how many cards the whole pile holds, in words
     hands: list[tuple[str, list[CardView], int]]  # name, cards, beton count
-    to_move: str
+    to_move: str  # "Ola to move", empty once the hand is over
+
+    def as_json(self) -> dict[str, Any]:
+        """The frame as the replay's script draws it: cards as space-separated codes
+        (a long hand has a hundred frames; the names are on the page once)."""
+        return {
+            "text": f"{self.step}. {self.text}",
+            "to_move": self.to_move,
+            "pile": " ".join(c.code for c in self.pile),
+            "pile_text": self.pile_text,
+            "hands": [[" ".join(c.code for c in cards), beton] for _, cards, beton in self.hands],
+        }
 
 
 @dataclass
@@ -241,8 +257,13 @@ class HandReplay:
     table: Table
     names: list[str]
     frames: list[ReplayFrame]
+    faces: list[CardView]  # every card of the hand, each drawn once for the script to copy
     outcome_text: str
     verified: bool
+
+    @property
+    def steps(self) -> list[dict[str, Any]]:
+        return [frame.as_json() for frame in self.frames]
 
 
 def hand_replay(hand: Hand) -> HandReplay:
@@ -256,6 +277,7 @@ def hand_replay(hand: Hand) -> HandReplay:
     # Rebuild frame by frame from the recorded log, so each step is one line of it. The
     # automatic final play of a tie is made by the engine inside the move before it.
     state = deal(hand.match.table.rules, len(players), hand.dealer, hand.seed)
+    dealt = [*state.pile, *(c for seat in range(len(names)) for c in state.hand(seat))]
     frames = [_frame(0, _("The deal"), state, names)]
     for action in actions:
         if not action.entry.get("auto"):
@@ -271,16 +293,19 @@ def hand_replay(hand: Hand) -> HandReplay:
         table=hand.match.table,
         names=names,
         frames=frames,
+        faces=[CardView.of(c) for c in sorted(set(dealt), key=card_sort_key)],
         outcome_text=describe_outcome(hand.outcome, name_map) if hand.outcome else "",
         verified=verify_commitment(hand.commitment, hand.seed, hand.salt),
     )
 
 
 def _frame(step: int, text: str, state: Any, names: list[str]) -> ReplayFrame:
+    pile = len(state.pile)
     return ReplayFrame(
         step=step,
         text=text,
-        pile=[CardView.of(c) for c in state.pile],
+        pile=[CardView.of(c) for c in state.pile[-PILE_SHOWN:]],
+        pile_text=ngettext("%(n)s card on the pile", "%(n)s cards on the pile", pile) % {"n": pile},
         hands=[
             (
                 names[seat],
@@ -289,7 +314,9 @@ def _frame(step: int, text: str, state: Any, names: list[str]) -> ReplayFrame:
             )
             for seat in range(len(names))
         ],
-        to_move=names[state.to_move] if state.outcome is None else "",
+        to_move=(
+            _("%(name)s to move") % {"name": names[state.to_move]} if state.outcome is None else ""
+        ),
     )
 
 

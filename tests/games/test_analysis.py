@@ -26,16 +26,18 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
-def finished_hand(owner=None, *, public: bool = True) -> Hand:
-    """A hand of two people played to its end by greedy moves (seeded)."""
-    table = make_table(owner, players=2, base_seconds=600, is_public=public)
+def finished_hand(
+    owner=None, *, public: bool = True, players: int = 2, rules=None, strategy: str = "greedy"
+) -> Hand:
+    """A hand of ``players`` people played to its end by the bot ``strategy`` (seeded)."""
+    table = make_table(owner, players=players, rules=rules, base_seconds=600, is_public=public)
     services.match_start(table_id=table.pk, by=table.owner)
     hand = Hand.objects.get(match__table=table)
     users = {p.seat: p.user for p in hand.match.players.all()}
     while not hand.is_over:
         state = hand.engine_state
         move = bots.choose_move(
-            "greedy", state.view_for(state.to_move), seed=f"{hand.pk}:{hand.version}"
+            strategy, state.view_for(state.to_move), seed=f"{hand.pk}:{hand.version}"
         )
         hand = services.hand_act(
             hand_id=hand.pk, move=move, version=hand.version, user=users[state.to_move]

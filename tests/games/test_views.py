@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
+from html.parser import HTMLParser
 
 import pytest
 from django.test import Client
@@ -14,6 +16,7 @@ from games import renderers, selectors, services
 from games.engine import Rules, move_to_json, replay, verify_commitment
 from games.models import Hand, Table
 from tests.factories import make_table, make_user, play_to_pan_on_time, table_form
+from tests.games.test_analysis import finished_hand as played_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -108,9 +111,42 @@ def test_the_export_lets_anyone_verify_and_replay_the_hand(english):
 def test_the_replay_page_shows_every_step_and_the_verified_commitment(english):
     hand = finished_hand()
     page = english.get(hand.get_absolute_url()).content.decode()
-    assert page.count('class="replay-frame') == 1 + hand.actions.count()
+    steps = json.loads(re.search(r'id="replay-steps"[^>]*>(.*?)</script>', page, re.S)[1])
+    assert [s["text"].split(". ")[0] for s in steps] == [
+        str(n) for n in range(1 + hand.actions.count())
+    ]
     assert "SHA-256(salt:seed) equals the commitment" in page
     assert hand.seed in page
+
+
+class ElementCounter(HTMLParser):
+    """Counts the elements of a page a browser builds (a <template>'s content is no part
+    of the page until copied into it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.elements = 0
+        self.in_template = 0
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self.in_template += tag == "template"
+        self.elements += not self.in_template
+
+    def handle_endtag(self, tag: str) -> None:
+        self.in_template -= tag == "template"
+
+
+def test_the_replay_of_a_long_hand_draws_only_the_step_shown(english):
+    """A hand of four players with the 52 cards and the jokers, cut at 150 actions: its
+    page holds every step's data once and draws one step, not every step in advance."""
+    hand = played_hand(players=4, rules=Rules(deck=52, jokers=2, max_actions=150))
+    assert hand.actions.count() >= 120
+    page = english.get(hand.get_absolute_url()).content.decode()
+    counter = ElementCounter()
+    counter.feed(page)
+    assert len(page.encode()) < 150_000
+    assert counter.elements < 500
+    assert page.count('class="replay-frame') == 1
 
 
 def test_a_private_hand_is_shown_to_its_players_only(english):
