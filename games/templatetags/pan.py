@@ -427,7 +427,8 @@ def my_hand_section(view: selectors.TableView, oob: bool = False) -> SafeString:
                 format_html('<p class="your-turn" data-testid="your-turn">{}</p>', _("Your turn"))
             )
     return format_html(
-        '<section id="my-hand" class="my-hand" aria-label="{}" data-my-seat="{}"{}>{}</section>',
+        '<section id="my-hand" class="my-hand" aria-label="{}" data-my-seat="{}" tabindex="-1"{}>'
+        "{}</section>",
         _("Your hand"),
         "" if view.my_seat is None else view.my_seat,
         _OOB if oob else "",

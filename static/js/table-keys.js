@@ -17,6 +17,20 @@
     cards[index].focus();
   }
 
+  // The skip link takes the keyboard to the hand's tab stop (the card that holds it), or
+  // to the hand itself when it has no cards.
+  document.addEventListener("click", function (evt) {
+    var link = evt.target.closest ? evt.target.closest('a[href="#my-hand"]') : null;
+    if (!link) { return; }
+    var cards = handCards();
+    var stop = cards.filter(function (el) { return el.tabIndex === 0; })[0] || cards[0];
+    var target = stop || document.getElementById("my-hand");
+    if (!target) { return; }
+    evt.preventDefault();
+    target.scrollIntoView({ block: "nearest" });
+    target.focus();
+  });
+
   function typing(el) {
     return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
   }
