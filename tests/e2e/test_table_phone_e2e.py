@@ -3,6 +3,8 @@ needs to play, and one Tab reaches the hand."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Browser, expect
 
@@ -76,4 +78,66 @@ def test_one_tab_and_enter_take_the_keyboard_to_the_hand(site, browser: Browser)
     page.keyboard.press("Enter")
     # The focus is on the hand's tab stop: the first card that may be played.
     expect(page.locator('#my-hand .card-button.legal[tabindex="0"]')).to_be_focused()
+    context.close()
+
+
+# Every text the live region takes, with the hand's version the page shows at that moment.
+RECORD_ANNOUNCEMENTS = """() => {
+  window.__said = [];
+  const region = document.getElementById("announcer");
+  new MutationObserver(() => {
+    const status = document.getElementById("table-status");
+    window.__said.push([status.dataset.hand + "/" + status.dataset.version, region.textContent]);
+  }).observe(region, {childList: true, characterData: true, subtree: true});
+}"""
+
+
+def test_the_live_region_says_each_bots_action_once_naming_its_seat(site, browser: Browser):
+    from games import services
+    from tests.factories import make_table
+
+    table = make_table(players=1, seats=4, base_seconds=600, name="Three bots")
+    for position in (1, 2, 3):
+        services.table_add_bot(table_id=table.pk, by=table.owner, position=position, level="greedy")
+    context = browser.new_context(locale="en-GB", viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    log_in_any_language(page, site.url, table.owner.username)
+    page.goto(f"{site.url}/tables/{table.pk}/")
+    expect(page.locator("#conn-state.on")).to_have_count(1)
+    page.evaluate(RECORD_ANNOUNCEMENTS)
+    page.get_by_test_id("start").click()
+    expect(page.get_by_test_id("your-turn")).to_be_visible()  # the bots moved up to him
+    if page.locator("#pile .pile-card").count() <= 1:  # he holds the base card: he opens
+        page.locator("button.card-button.legal").first.click()
+        expect(page.get_by_test_id("your-turn")).to_have_count(0)
+        expect(page.get_by_test_id("your-turn")).to_be_visible()
+    expect(page.get_by_test_id("announcer")).to_have_text(re.compile(r"\. Your turn$"))
+    said = page.evaluate("window.__said")
+    texts = [text for _, text in said]
+    # Each bot's box names its seat, and no two read alike.
+    labels = page.locator("#players .player").evaluate_all(
+        "boxes => boxes.map(b => b.getAttribute('aria-label'))"
+    )
+    assert len(set(labels)) == 4, labels
+    for n in (2, 3, 4):
+        pattern = rf"Bot: greedy \(seat {n}\), \d+ cards? in hand, no letters"
+        assert any(re.match(pattern, label) for label in labels), labels
+    # One update per action (or deal), each saying who did what, cards in words, and who
+    # moves next, never "bot" twice.
+    assert len({state for state, _ in said}) == len(said), said
+    plays = [t for t in texts if re.match(r"Bot: greedy \(seat \d\) played ", t)]
+    assert plays, texts
+    for text in texts:
+        assert not set("♠♥♦♣") & set(text), text
+        assert "bot to move" not in text and "bot, bot" not in text, text
+        assert text.endswith(("to move", "Your turn")), text
+    assert any(
+        re.fullmatch(
+            r"Bot: greedy \(seat \d\) played (two|three|four|five|six|seven|eight|nine|ten|jack"
+            r"|queen|king|ace) of (hearts|spades|diamonds|clubs)(, [a-z ]+)*\. "
+            r"(Bot: greedy \(seat \d\) to move|Your turn)",
+            text,
+        )
+        for text in plays
+    ), plays
     context.close()
