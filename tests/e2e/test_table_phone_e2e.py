@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.screenshots import table_in_play
+from tests.e2e.screenshots import NAMES, table_in_play
 from tests.e2e.test_fixes_e2e import log_in_any_language
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -140,4 +140,66 @@ def test_the_live_region_says_each_bots_action_once_naming_its_seat(site, browse
         )
         for text in plays
     ), plays
+    context.close()
+
+
+# The contrast of each rank of a card that may not be played now with the card's face, as
+# the page paints them: the colours from the computed styles, each laid over the page's
+# paper with the opacity of the card and its ancestors. Also whether the card is marked
+# otherwise than by colour (its edge dashed).
+DISABLED_CARDS = """() => {
+  const rgb = c => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const luminance = c => {
+    const [r, g, b] = c.map(v => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const paper = rgb(getComputedStyle(document.documentElement).backgroundColor);
+  const opacity = el => {
+    let a = 1;
+    for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+      a *= parseFloat(getComputedStyle(node).opacity);
+    }
+    return a;
+  };
+  const over = (c, a) => c.map((v, i) => a * v + (1 - a) * paper[i]);
+  const disabled = document.querySelectorAll('#my-hand .card-button[aria-disabled="true"]');
+  return [...disabled].map(button => {
+    const rect = button.querySelector("svg.card rect");
+    const rank = button.querySelector("svg.card text.rank");
+    const face = over(rgb(getComputedStyle(rect).fill), opacity(rect));
+    const ink = over(rgb(getComputedStyle(rank).fill), opacity(rank));
+    const [hi, lo] = [luminance(face), luminance(ink)].sort((x, y) => y - x);
+    return {
+      card: button.dataset.card,
+      contrast: (hi + 0.05) / (lo + 0.05),
+      dashed: getComputedStyle(rect).strokeDasharray !== "none",
+    };
+  });
+}"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_card_that_may_not_be_played_stays_readable_and_is_marked(
+    site, browser: Browser, theme: str
+):
+    table_id, mover = table_in_play(4)
+    # A player waiting for his turn: none of his cards may be played now.
+    viewer = next(f"{name}_4" for name in NAMES if f"{name}_4" != mover)
+    context = browser.new_context(
+        locale="en-GB", viewport={"width": 1280, "height": 800}, color_scheme=theme
+    )
+    page = context.new_page()
+    log_in_any_language(page, site.url, viewer)
+    page.goto(f"{site.url}/tables/{table_id}/")
+    expect(page.locator("html")).to_have_attribute("data-theme", theme)
+    expect(page.locator("#conn-state.on")).to_have_count(1)
+    cards = page.evaluate(DISABLED_CARDS)
+    assert cards, "the viewer holds no card he may not play"
+    low = [c for c in cards if c["contrast"] < 4.5]
+    assert {c["card"][-1] for c in cards} & {"H", "D"}, cards  # red ranks among them
+    assert not low, low
+    assert all(c["dashed"] for c in cards), cards
     context.close()
