@@ -9,8 +9,9 @@ from typing import Any
 
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
-from games.cards import cards_in_words
+from games.cards import cards_in_words, cards_spoken
 from games.engine import PROFILES, Reason, Rules, card_label, parse_card
 from games.models import BotLevel, RatingChange
 from games.ratings import display_rating
@@ -135,35 +136,47 @@ def time_control_label(base_seconds: int, increment_seconds: int) -> str:
 
 
 def describe_action(
-    entry: dict[str, Any], names: dict[int, str], *, language: str | None = None
+    entry: dict[str, Any],
+    names: dict[int, str],
+    *,
+    language: str | None = None,
+    spoken: bool = False,
 ) -> str:
     """One line of the action log in words: 'Ola picked up K♠ Q♦ Q♣' (``language``: the
-    active one, when the caller has it at hand)."""
+    active one, when the caller has it at hand); ``spoken``: as a screen reader should
+    say it, 'Ola picked up king of spades, queen of diamonds'."""
     return _action_line(
         language or translation.get_language(),
         names.get(entry["seat"], "?"),
         entry["type"],
         tuple(entry.get("cards", ())),
         bool(entry.get("auto")),
+        spoken,
     )
 
 
 @functools.lru_cache(maxsize=4096)
 def _action_line(
-    language: str | None, name: str, kind: str, cards: tuple[str, ...], auto: bool
+    language: str | None, name: str, kind: str, cards: tuple[str, ...], auto: bool, spoken: bool
 ) -> str:
     """``describe_action``'s words, made once per line and language: a table shows its
     last few actions after every move, all but one of them the same as before."""
-    if kind == "pickup":
-        return _("%(name)s picked up %(cards)s") % {"name": name, "cards": cards_in_words(cards)}
     if kind == "timeout":
         return _("%(name)s ran out of time") % {"name": name}
+    words = {"name": name, "cards": (cards_spoken if spoken else cards_in_words)(cards)}
+    # Spoken, the cards are words in the nominative ("dziewiątka kier"): the Polish
+    # sentences differ from the written ones ("zagrał: dziewiątka kier").
+    if kind == "pickup":
+        if spoken:
+            return pgettext("spoken", "%(name)s picked up %(cards)s") % words
+        return _("%(name)s picked up %(cards)s") % words
     if auto:
-        return _("%(name)s finished with %(cards)s") % {
-            "name": name,
-            "cards": cards_in_words(cards),
-        }
-    return _("%(name)s played %(cards)s") % {"name": name, "cards": cards_in_words(cards)}
+        if spoken:
+            return pgettext("spoken", "%(name)s finished with %(cards)s") % words
+        return _("%(name)s finished with %(cards)s") % words
+    if spoken:
+        return pgettext("spoken", "%(name)s played %(cards)s") % words
+    return _("%(name)s played %(cards)s") % words
 
 
 def describe_outcome(outcome: dict[str, Any], names: dict[int, str]) -> str:

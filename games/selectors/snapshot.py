@@ -5,6 +5,7 @@ Each viewer's own view is derived from it in ``tables.table_view``."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -329,6 +330,9 @@ class CommonView:
     ranking: list[tuple[int, str, str, str]]  # place, name, letters, rating change
     rules_lines: list[RuleLine]
     time_control: str
+    # The last action and the hand's outcome as a screen reader should say them, cards in
+    # words ("Ola played nine of hearts"); the table's live region says it once.
+    said: str = ""
     # Over a finished match: what its end means at this table (a heading and a line).
     match_over_title: str = ""
     match_over_note: str = ""
@@ -405,10 +409,24 @@ class Settled:
     tournament_link: str
 
 
+def seat_names(players: list[MatchPlayer]) -> dict[int, str]:
+    """Each player's name by seat, told apart: players of one name (bots of one level)
+    carry their seat's number, as the seat list shows it ('Bot: greedy (seat 2)'), so
+    that a screen reader's listener knows which of them moved."""
+    counts = Counter(p.name for p in players)
+    return {
+        p.seat: p.name
+        if counts[p.name] == 1
+        else _("%(name)s (seat %(n)d)") % {"name": p.name, "n": p.table_position + 1}
+        for p in players
+    }
+
+
 def _settled(snapshot: TableSnapshot) -> Settled:
     table, match, now = snapshot.table, snapshot.match, snapshot.taken_at
     players: list[tuple[int, str, int | None, bool, str, int | None, str, str]] = []
     ranking: list[tuple[int, str, str, str]] = []
+    names = seat_names(snapshot.match_players)
     if match is not None:
         letters = match.match_state.letters
         for p in snapshot.match_players:
@@ -417,7 +435,7 @@ def _settled(snapshot: TableSnapshot) -> Settled:
             players.append(
                 (
                     p.seat,
-                    p.name,
+                    names[p.seat],
                     p.user_id,
                     is_bot,
                     LETTERS[letters[p.seat]],
@@ -432,11 +450,11 @@ def _settled(snapshot: TableSnapshot) -> Settled:
         if match.status == Match.Status.FINISHED and placed:
             for p in placed:
                 delta = rating_delta(snapshot.rating_changes.get(p.user_id))
-                ranking.append((p.place, p.name, LETTERS[letters[p.seat]], delta))
+                ranking.append((p.place, names[p.seat], LETTERS[letters[p.seat]], delta))
     match_over_title, match_over_note = _match_over_words(snapshot)
     tournament_over, tournament_link = _tournament_over_words(snapshot.tournament_end)
     return Settled(
-        names={p.seat: p.name for p in snapshot.match_players},
+        names=names,
         players=tuple(players),
         ranking=ranking,
         rules_lines=rules_summary(snapshot.rules),
@@ -456,7 +474,7 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
     players: list[PlayerView] = []
     pile: list[CardView] = []
     last_actions: list[str] = []
-    outcome_text = ""
+    outcome_text = said = ""
     if snapshot.match is not None and hand is not None:
         state = snapshot.state if snapshot.state is not None else hand.engine_state
         counts, betons = state.hand_counts, state.beton_counts
@@ -492,11 +510,20 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
         ]
         if hand.outcome is not None:
             outcome_text = describe_outcome(hand.outcome, settled.names)
+        last = state.recent_history(1)
+        spoken = [
+            describe_action(last[0].to_json(), settled.names, language=language, spoken=True)
+            if last
+            else "",
+            outcome_text,
+        ]
+        said = ". ".join(part for part in spoken if part)
     return CommonView(
         players=players,
         pile=pile,
         last_actions=last_actions,
         outcome_text=outcome_text,
+        said=said,
         ranking=settled.ranking,
         rules_lines=settled.rules_lines,
         time_control=settled.time_control,

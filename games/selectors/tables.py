@@ -98,6 +98,9 @@ class TableView:
     # Who sees this table otherwise than a spectator: its owner, whoever holds a seat,
     # the players of its match (moderators too, but that is a permission).
     insiders: frozenset[int] = frozenset()
+    # The last action and the hand's outcome as a screen reader should say them
+    # (``CommonView.said``).
+    said: str = ""
 
 
 def sees_as_spectator(viewer: User | None, insiders: frozenset[int]) -> bool:
@@ -198,6 +201,7 @@ def table_view(
         tournament_over=common.tournament_over,
         tournament_link=common.tournament_link,
         tournament_url=snapshot.tournament_end.url if snapshot.tournament_end else "",
+        said=common.said,
     )
 
 

@@ -10,12 +10,13 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext, pgettext_lazy
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from core.html import format_html
 from core.icons import icon
 from games import selectors
+from games.cards import card_spoken
 from games.models import Seat
 from games.ratings import rating_label
 
@@ -38,39 +39,10 @@ def _card_svg(card_view: selectors.CardView, size: str, language: str | None) ->
     return render_to_string("games/_card.html", {"c": card_view, "size": size})
 
 
-RANK_NAMES = {
-    "2": pgettext_lazy("card", "two"),
-    "3": pgettext_lazy("card", "three"),
-    "4": pgettext_lazy("card", "four"),
-    "5": pgettext_lazy("card", "five"),
-    "6": pgettext_lazy("card", "six"),
-    "7": pgettext_lazy("card", "seven"),
-    "8": pgettext_lazy("card", "eight"),
-    "9": pgettext_lazy("card", "nine"),
-    "10": pgettext_lazy("card", "ten"),
-    "J": pgettext_lazy("card", "jack"),
-    "Q": pgettext_lazy("card", "queen"),
-    "K": pgettext_lazy("card", "king"),
-    "A": pgettext_lazy("card", "ace"),
-}
-SUIT_NAMES = {
-    "S": pgettext_lazy("card", "spades"),
-    "H": pgettext_lazy("card", "hearts"),
-    "D": pgettext_lazy("card", "diamonds"),
-    "C": pgettext_lazy("card", "clubs"),
-}
-
-
 @register.filter
 def card_name(card_view: selectors.CardView) -> str:
-    """A card in words, as a screen reader should say it: 'queen of hearts' (the site
-    shows 'Q♥', which reads as 'Q black heart suit')."""
-    if card_view.suit == "X":
-        return pgettext("card", "joker")
-    return _("%(rank)s of %(suit)s") % {
-        "rank": RANK_NAMES[card_view.rank],
-        "suit": SUIT_NAMES[card_view.suit],
-    }
+    """A card in words, as a screen reader should say it: 'queen of hearts'."""
+    return card_spoken(card_view.code)
 
 
 VERSION_SLOT = "\x00version\x00"  # where a kept card button takes the hand's version
@@ -104,7 +76,9 @@ def _hand_card(
 def player_label(player: selectors.PlayerView) -> str:
     """A player's box in words for a screen reader: name, cards, letters, whether he moves."""
     parts = [player.name]
-    if player.is_bot:
+    # A bot of the site is named as one ("Bot: greedy"); a bot account's or a person's
+    # name, whose seat a bot plays, is not.
+    if player.is_bot and (player.user_id is not None or player.bot_for):
         parts.append(_("bot"))
     parts.append(
         ngettext("%(n)d card in hand", "%(n)d cards in hand", player.hand_count)
@@ -122,12 +96,6 @@ def player_label(player: selectors.PlayerView) -> str:
     if player.to_move:
         parts.append(_("to move"))
     return ", ".join(parts)
-
-
-@register.simple_tag
-def turn_phrase() -> str:
-    """'{name} to move' in the active language, for the page's script to fill in."""
-    return _("%(name)s to move") % {"name": "{name}"}
 
 
 @register.filter
@@ -350,16 +318,22 @@ def pile_section(view: selectors.TableView, oob: bool = False) -> SafeString:
 
 @register.simple_tag
 def log_section(view: selectors.TableView, oob: bool = False) -> SafeString:
-    """The last actions of the hand, the latest first."""
+    """The last actions of the hand, the latest first; what the table's live region says
+    of the last (``data-said``, with cards in words) and who moves next (``data-next``,
+    table-keys.js says it or "Your turn")."""
     lines = ""
     if view.last_actions:
         lines = format_html(
             '<ol data-testid="action-log">{}</ol>',
             SafeString("".join(format_html("<li>{}</li>", line) for line in view.last_actions)),
         )
+    mover = next((p.name for p in view.players if p.to_move), None)
     return format_html(
-        '<section id="action-log" class="action-log" aria-label="{}"{}>{}</section>',
+        '<section id="action-log" class="action-log" aria-label="{}" data-said="{}" '
+        'data-next="{}"{}>{}</section>',
         _("Last actions"),
+        view.said,
+        "" if mover is None else _("%(name)s to move") % {"name": mover},
         _OOB if oob else "",
         lines,
     )
@@ -427,7 +401,8 @@ def my_hand_section(view: selectors.TableView, oob: bool = False) -> SafeString:
                 format_html('<p class="your-turn" data-testid="your-turn">{}</p>', _("Your turn"))
             )
     return format_html(
-        '<section id="my-hand" class="my-hand" aria-label="{}" data-my-seat="{}"{}>{}</section>',
+        '<section id="my-hand" class="my-hand" aria-label="{}" data-my-seat="{}" tabindex="-1"{}>'
+        "{}</section>",
         _("Your hand"),
         "" if view.my_seat is None else view.my_seat,
         _OOB if oob else "",

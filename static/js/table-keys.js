@@ -1,6 +1,6 @@
 // Playing without a mouse, and hearing what happens: the hand's cards are one tab stop
 // (the arrow keys move between them, Enter or Space plays one that may be played), P
-// picks up, and a polite live region says the last action and whose turn it is.
+// picks up, and a polite live region says each action and whose turn it is.
 (function () {
   "use strict";
 
@@ -16,6 +16,20 @@
     cards.forEach(function (el, i) { el.tabIndex = i === index ? 0 : -1; });
     cards[index].focus();
   }
+
+  // The skip link takes the keyboard to the hand's tab stop (the card that holds it), or
+  // to the hand itself when it has no cards.
+  document.addEventListener("click", function (evt) {
+    var link = evt.target.closest ? evt.target.closest('a[href="#my-hand"]') : null;
+    if (!link) { return; }
+    var cards = handCards();
+    var stop = cards.filter(function (el) { return el.tabIndex === 0; })[0] || cards[0];
+    var target = stop || document.getElementById("my-hand");
+    if (!target) { return; }
+    evt.preventDefault();
+    target.scrollIntoView({ block: "nearest" });
+    target.focus();
+  });
 
   function typing(el) {
     return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
@@ -71,34 +85,21 @@
     focusCard(at);
   }
 
-  // The live region: the last action, the outcome of the hand, whose turn it is.
+  // The live region: once per action, in one update, what happened (cards in words, the
+  // outcome of the hand with it) and who moves next; the server writes both on the log.
   var announcer = document.getElementById("announcer");
-  var said = { action: firstAction(), outcome: outcomeText() };
-
-  function text(selector) {
-    var el = document.querySelector(selector);
-    return el ? el.textContent.trim() : "";
-  }
-  function firstAction() { return text("#action-log li"); }
-  function outcomeText() { return text('[data-testid="outcome"]'); }
 
   function announce(detail) {
-    if (!announcer) { return; }
-    var parts = [];
-    var action = firstAction();
-    if (action && action !== said.action) { parts.push(action); }
-    var outcome = outcomeText();
-    if (outcome && outcome !== said.outcome) { parts.push(outcome); }
-    said = { action: action, outcome: outcome };
-    var moverChanged = detail.before.moverSeat !== detail.after.moverSeat || parts.length;
-    if (moverChanged) {
-      if (detail.after.yourTurn) {
-        parts.push(text('[data-testid="your-turn"]'));
-      } else if (detail.after.moverSeat !== "") {
-        var name = text("#players .player.to-move .player-name").replace(/\s+/g, " ");
-        if (name) { parts.push(announcer.dataset.turn.replace("{name}", name)); }
-      }
+    var log = document.getElementById("action-log");
+    if (!announcer || !log) { return; }
+    if (detail.before.hand === detail.after.hand && detail.before.version === detail.after.version) {
+      return; // nothing was done: a resync or another change of the page
     }
+    var parts = [];
+    if (log.dataset.said) { parts.push(log.dataset.said); }
+    var turn = document.querySelector('[data-testid="your-turn"]');
+    var next = turn ? turn.textContent.trim() : log.dataset.next;
+    if (next) { parts.push(next); }
     if (parts.length) { announcer.textContent = parts.join(". "); }
   }
 

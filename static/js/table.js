@@ -66,6 +66,17 @@
   }
   markMe();
 
+  // On a phone the header's links fold behind the Menu button (table.css), so that the
+  // table fits the first screen; without this script the button stays hidden, the links open.
+  document.querySelectorAll("[data-menu-toggle]").forEach(function (button) {
+    var header = button.closest("header");
+    button.hidden = false;
+    if (header) { header.classList.add("menu-folds"); }
+    button.addEventListener("click", function () {
+      button.setAttribute("aria-expanded", String(button.getAttribute("aria-expanded") !== "true"));
+    });
+  });
+
   document.querySelectorAll("[data-select-on-focus]").forEach(function (el) {
     el.addEventListener("focus", function () { el.select(); });
     el.addEventListener("click", function () { el.select(); });

@@ -87,7 +87,9 @@ def test_a_hand_is_played_and_picked_up_by_keyboard_alone(site, browser: Browser
     expect(second.locator('#pile [data-card="9H"]')).to_have_count(1)
     expect(second.get_by_test_id("your-turn")).to_be_visible()
     # The live region says what happened and whose turn it is, once.
-    expect(second.get_by_test_id("announcer")).to_have_text(f"{name} played 9♥. Your turn")
+    expect(second.get_by_test_id("announcer")).to_have_text(
+        f"{name} played nine of hearts. Your turn"
+    )
 
     answer = play_a_card_by_keyboard(second)
     expect(first.locator(f'#pile [data-card="{answer}"]')).to_have_count(1)

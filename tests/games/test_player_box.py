@@ -88,11 +88,14 @@ def test_the_log_and_pile_escape_what_they_show_and_count_in_polish():
 
     view = SimpleNamespace(
         last_actions=["<b>Ann&y</b> played 9♥"],
+        said="<b>Ann&y</b> played nine of hearts",
+        players=[],
         pile=[CardView.of(code) for code in ("9H", "10S", "QD", "KC", "AS")],
     )
     with translation.override("pl"):
         log, pile = log_section(view, oob=True), pile_section(view)
     assert "<li>&lt;b&gt;Ann&amp;y&lt;/b&gt; played 9♥</li>" in log
+    assert 'data-said="&lt;b&gt;Ann&amp;y&lt;/b&gt; played nine of hearts"' in log
     assert 'hx-swap-oob="true"' in log and "hx-swap-oob" not in pile
     assert pile.count('<span class="pile-card') == 5
     assert 'class="pile-card top" data-card="AS"' in pile

@@ -1,0 +1,205 @@
+"""The table on a phone and for the keyboard (#40): the first screen holds what a player
+needs to play, and one Tab reaches the hand."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.e2e.screenshots import NAMES, table_in_play
+from tests.e2e.test_fixes_e2e import log_in_any_language
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+LOCALES = {"en": "en-GB", "pl": "pl-PL"}
+PHONES = [(360, 740), (360, 640)]
+# What a player must see to play, each as a selector: every card of his hand, the pile's
+# top card, that it is his turn (the words and the mark on his box), his own clock.
+MUST_SEE = {
+    "hand": "#my-hand .hand-cards .card-button",
+    "pile top": "#pile .pile-card.top",
+    "your turn": '[data-testid="your-turn"]',
+    "to-move mark": '.player.me [data-testid="to-move"]',
+    "own clock": '.player.me [data-testid="clock"]',
+}
+OUTSIDE = """(selectors) => {
+  const outside = [];
+  for (const [what, selector] of Object.entries(selectors)) {
+    const found = [...document.querySelectorAll(selector)];
+    if (!found.length) outside.push(`${what}: missing`);
+    for (const el of found) {
+      const r = el.getBoundingClientRect();
+      if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+        outside.push(`${what}: ${Math.round(r.left)},${Math.round(r.top)} to ` +
+                     `${Math.round(r.right)},${Math.round(r.bottom)}`);
+      }
+    }
+  }
+  return outside;
+}"""
+
+
+@pytest.mark.parametrize("language", LOCALES)
+def test_a_phone_shows_the_hand_pile_turn_and_clock_without_scrolling(
+    site, browser: Browser, language: str
+):
+    table_id, viewer = table_in_play(4)  # the viewer is the player to move
+    for width, height in PHONES:
+        context = browser.new_context(
+            locale=LOCALES[language], viewport={"width": width, "height": height}
+        )
+        page = context.new_page()
+        log_in_any_language(page, site.url, viewer)
+        page.goto(f"{site.url}/tables/{table_id}/")
+        expect(page.locator("html")).to_have_attribute("lang", language)
+        expect(page.locator("#conn-state.on")).to_have_count(1)
+        expect(page.locator(".player.me")).to_have_count(1)
+        assert page.evaluate("window.scrollY") == 0
+        assert page.evaluate(OUTSIDE, MUST_SEE) == [], (width, height, language)
+        # The header's links wait behind the menu button, a tap away.
+        expect(page.locator("#site-nav")).to_be_hidden()
+        page.locator("[data-menu-toggle]").click()
+        expect(page.locator("#site-nav")).to_be_visible()
+        expect(page.locator("[data-menu-toggle]")).to_have_attribute("aria-expanded", "true")
+        context.close()
+
+
+def test_one_tab_and_enter_take_the_keyboard_to_the_hand(site, browser: Browser):
+    table_id, viewer = table_in_play(4)
+    context = browser.new_context(locale="en-GB", viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    log_in_any_language(page, site.url, viewer)
+    page.goto(f"{site.url}/tables/{table_id}/")
+    expect(page.locator("#conn-state.on")).to_have_count(1)
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Skip to your hand"
+    page.keyboard.press("Enter")
+    # The focus is on the hand's tab stop: the first card that may be played.
+    expect(page.locator('#my-hand .card-button.legal[tabindex="0"]')).to_be_focused()
+    context.close()
+
+
+# Every text the live region takes, with the hand's version the page shows at that moment.
+RECORD_ANNOUNCEMENTS = """() => {
+  window.__said = [];
+  const region = document.getElementById("announcer");
+  new MutationObserver(() => {
+    const status = document.getElementById("table-status");
+    window.__said.push([status.dataset.hand + "/" + status.dataset.version, region.textContent]);
+  }).observe(region, {childList: true, characterData: true, subtree: true});
+}"""
+
+
+def test_the_live_region_says_each_bots_action_once_naming_its_seat(site, browser: Browser):
+    from games import services
+    from tests.factories import make_table
+
+    table = make_table(players=1, seats=4, base_seconds=600, name="Three bots")
+    for position in (1, 2, 3):
+        services.table_add_bot(table_id=table.pk, by=table.owner, position=position, level="greedy")
+    context = browser.new_context(locale="en-GB", viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    log_in_any_language(page, site.url, table.owner.username)
+    page.goto(f"{site.url}/tables/{table.pk}/")
+    expect(page.locator("#conn-state.on")).to_have_count(1)
+    page.evaluate(RECORD_ANNOUNCEMENTS)
+    page.get_by_test_id("start").click()
+    expect(page.get_by_test_id("your-turn")).to_be_visible()  # the bots moved up to him
+    if page.locator("#pile .pile-card").count() <= 1:  # he holds the base card: he opens
+        page.locator("button.card-button.legal").first.click()
+        expect(page.get_by_test_id("your-turn")).to_have_count(0)
+        expect(page.get_by_test_id("your-turn")).to_be_visible()
+    expect(page.get_by_test_id("announcer")).to_have_text(re.compile(r"\. Your turn$"))
+    said = page.evaluate("window.__said")
+    texts = [text for _, text in said]
+    # Each bot's box names its seat, and no two read alike.
+    labels = page.locator("#players .player").evaluate_all(
+        "boxes => boxes.map(b => b.getAttribute('aria-label'))"
+    )
+    assert len(set(labels)) == 4, labels
+    for n in (2, 3, 4):
+        pattern = rf"Bot: greedy \(seat {n}\), \d+ cards? in hand, no letters"
+        assert any(re.match(pattern, label) for label in labels), labels
+    # One update per action (or deal), each saying who did what, cards in words, and who
+    # moves next, never "bot" twice.
+    assert len({state for state, _ in said}) == len(said), said
+    plays = [t for t in texts if re.match(r"Bot: greedy \(seat \d\) played ", t)]
+    assert plays, texts
+    for text in texts:
+        assert not set("♠♥♦♣") & set(text), text
+        assert "bot to move" not in text and "bot, bot" not in text, text
+        assert text.endswith(("to move", "Your turn")), text
+    assert any(
+        re.fullmatch(
+            r"Bot: greedy \(seat \d\) played (two|three|four|five|six|seven|eight|nine|ten|jack"
+            r"|queen|king|ace) of (hearts|spades|diamonds|clubs)(, [a-z ]+)*\. "
+            r"(Bot: greedy \(seat \d\) to move|Your turn)",
+            text,
+        )
+        for text in plays
+    ), plays
+    context.close()
+
+
+# The contrast of each rank of a card that may not be played now with the card's face, as
+# the page paints them: the colours from the computed styles, each laid over the page's
+# paper with the opacity of the card and its ancestors. Also whether the card is marked
+# otherwise than by colour (its edge dashed).
+DISABLED_CARDS = """() => {
+  const rgb = c => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const luminance = c => {
+    const [r, g, b] = c.map(v => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const paper = rgb(getComputedStyle(document.documentElement).backgroundColor);
+  const opacity = el => {
+    let a = 1;
+    for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+      a *= parseFloat(getComputedStyle(node).opacity);
+    }
+    return a;
+  };
+  const over = (c, a) => c.map((v, i) => a * v + (1 - a) * paper[i]);
+  const disabled = document.querySelectorAll('#my-hand .card-button[aria-disabled="true"]');
+  return [...disabled].map(button => {
+    const rect = button.querySelector("svg.card rect");
+    const rank = button.querySelector("svg.card text.rank");
+    const face = over(rgb(getComputedStyle(rect).fill), opacity(rect));
+    const ink = over(rgb(getComputedStyle(rank).fill), opacity(rank));
+    const [hi, lo] = [luminance(face), luminance(ink)].sort((x, y) => y - x);
+    return {
+      card: button.dataset.card,
+      contrast: (hi + 0.05) / (lo + 0.05),
+      dashed: getComputedStyle(rect).strokeDasharray !== "none",
+    };
+  });
+}"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_card_that_may_not_be_played_stays_readable_and_is_marked(
+    site, browser: Browser, theme: str
+):
+    table_id, mover = table_in_play(4)
+    # A player waiting for his turn: none of his cards may be played now.
+    viewer = next(f"{name}_4" for name in NAMES if f"{name}_4" != mover)
+    context = browser.new_context(
+        locale="en-GB", viewport={"width": 1280, "height": 800}, color_scheme=theme
+    )
+    page = context.new_page()
+    log_in_any_language(page, site.url, viewer)
+    page.goto(f"{site.url}/tables/{table_id}/")
+    expect(page.locator("html")).to_have_attribute("data-theme", theme)
+    expect(page.locator("#conn-state.on")).to_have_count(1)
+    cards = page.evaluate(DISABLED_CARDS)
+    assert cards, "the viewer holds no card he may not play"
+    low = [c for c in cards if c["contrast"] < 4.5]
+    assert {c["card"][-1] for c in cards} & {"H", "D"}, cards  # red ranks among them
+    assert not low, low
+    assert all(c["dashed"] for c in cards), cards
+    context.close()
