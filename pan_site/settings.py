@@ -119,6 +119,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.UserLanguageMiddleware",
+    "api.middleware.ApiEdgeMiddleware",  # after the languages: /api/ speaks its own
     "django.contrib.messages.middleware.MessageMiddleware",
     "moderation.middleware.ModerationMiddleware",  # bans end sessions; report outcomes
     "social.middleware.LastSeenMiddleware",  # who is online (the friends list)
