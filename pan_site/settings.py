@@ -377,6 +377,8 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # --- Sessions and logging ------------------------------------------------------------
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 30
+# The debug page and error e-mails mask a token sent in the query string.
+DEFAULT_EXCEPTION_REPORTER = "pan_site.redaction.RedactingExceptionReporter"
 
 LOGGING = {
     "version": 1,
