@@ -222,8 +222,9 @@ async def event_stream(request: HttpRequest) -> StreamingHttpResponse:
     """The account's events as NDJSON: on opening, a `gameStart` for every match it
     plays now; then `gameStart` and `gameFinish` as they happen, and the challenges'
     lines (`challenge`, `challengeCanceled`, `challengeDeclined`). An empty line every
-    6 s keeps it open. Scope bot:play, board:play or challenge:read; at most 30
-    openings in 10 minutes per token."""
+    6 s keeps it open. Scope bot:play, board:play or challenge:read (a token with
+    challenge:read alone reads the challenges' lines only); at most 30 openings in 10
+    minutes per token."""
     caller: Caller = request.auth
     require_scope(caller, Scope.BOT_PLAY, Scope.BOARD_PLAY, Scope.CHALLENGE_READ)
     retry_after = await in_pool(limits.stream_open_refused)(caller.token_id)
@@ -234,7 +235,8 @@ async def event_stream(request: HttpRequest) -> StreamingHttpResponse:
             _("The event stream was opened too often; wait before opening it again."),
             retry_after=retry_after,
         )
-    return ndjson_response(streams.event_stream(caller.user, caller.token_id))
+    plays = caller.token.allows(Scope.BOT_PLAY) or caller.token.allows(Scope.BOARD_PLAY)
+    return ndjson_response(streams.event_stream(caller.user, caller.token_id, games=plays))
 
 
 # --- playing -----------------------------------------------------------------------------
