@@ -9,8 +9,8 @@ and response bodies are typed schemas (pydantic) read straight from the views'
 signatures, so the OpenAPI schema is generated from the code that runs and cannot drift
 from it; its views may be ``async def``, so the NDJSON streams and the moves run on the
 site's existing ASGI server (daphne) beside the websockets, with no second server or
-framework; and it ships the docs page's files (Swagger UI) in its package, served as our
-own static files under the site's Content-Security-Policy (no CDN, no inline script).
+framework; and its docs page is ours to draw (``api.views.SiteReference``): the
+reference is read from the same schema and shown as a page of the site.
 
 Every refusal is ``{"error": {"code": ..., "message": ...}}`` (``api.errors``) and
 changes nothing. A token makes one request at a time (a second at once: 429 with
@@ -38,6 +38,7 @@ from api.auth import Caller, TokenAuth, require_player, require_scope
 from api.db import in_pool
 from api.errors import ApiError, error_response
 from api.models import Scope
+from api.views import SiteReference
 from core.errors import Refused
 from games import selectors
 from games.models import Table
@@ -58,6 +59,7 @@ api = NinjaAPI(
     ),
     urls_namespace="api",
     auth=TokenAuth(),
+    docs=SiteReference(),
 )
 
 
