@@ -121,6 +121,26 @@ def database_url_for_processes() -> str:
     return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
+def site_env(var_dir: Path, **overrides: str | None) -> dict[str, str]:
+    """The environment of a site process on the test database, its files under
+    ``var_dir``, signing with the tests' SECRET_KEY (so the sessions a test makes hold)."""
+    from django.conf import settings
+
+    return base_env(
+        DATABASE_URL=database_url_for_processes(),
+        DEBUG="false",
+        HTTPS="false",
+        PAN_VAR_DIR=str(var_dir),
+        SECRET_KEY=settings.SECRET_KEY,
+        **overrides,
+    )
+
+
+def serve_args(port: int) -> list[str]:
+    """The site's web process (daphne through ``manage.py serve``) on ``port``."""
+    return [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
+
+
 def kill_group(proc: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
     """Send ``sig`` to the process group of a process this test started."""
     os.killpg(proc.pid, sig)

@@ -5,23 +5,14 @@ answer the schema does not document, no valid input refused, no invalid one acce
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from tests.api.helpers import token_for
 from tests.factories import make_user
-from tests.processes import (
-    VENV_BIN,
-    base_env,
-    database_url_for_processes,
-    free_port,
-    running,
-    wait_for_port,
-)
+from tests.processes import VENV_BIN, free_port, running, serve_args, site_env, wait_for_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
@@ -30,17 +21,8 @@ EVENT_STREAM = "/api/stream/event"
 
 @pytest.fixture
 def api_url(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    env = base_env(
-        DATABASE_URL=database_url_for_processes(),
-        DEBUG="false",
-        HTTPS="false",
-        PAN_VAR_DIR=str(tmp_path),
-        SECRET_KEY=settings.SECRET_KEY,
-    )
-    serve = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    log = tmp_path / "server.log"
-    with running(serve, env=env, log=log) as server:
+    port, log = free_port(), tmp_path / "server.log"
+    with running(serve_args(port), env=site_env(tmp_path), log=log) as server:
         wait_for_port(port, proc=server, log=log)
         yield f"http://127.0.0.1:{port}"
 

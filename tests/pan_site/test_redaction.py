@@ -11,7 +11,7 @@ from django.test import RequestFactory
 from django.views.debug import technical_500_response
 
 from pan_site.redaction import MASK, redact_url
-from tests.processes import base_env, free_port, running, wait_for_log, wait_for_port
+from tests.processes import base_env, free_port, running, serve_args, wait_for_log, wait_for_port
 
 SECRET = "pan_Zq3secretSECRETsecret0123456789abcdefghij"
 
@@ -25,8 +25,7 @@ def test_a_urls_secret_parameters_are_masked_and_the_rest_kept():
 
 def test_daphnes_access_log_masks_a_token_in_the_query_string(tmp_path):
     port, log = free_port(), tmp_path / "serve.log"
-    serve = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    with running(serve, env=base_env(DEBUG="false", HTTPS="false"), log=log) as server:
+    with running(serve_args(port), env=base_env(DEBUG="false"), log=log) as server:
         wait_for_port(port, proc=server, log=log)
         url = f"http://127.0.0.1:{port}/api/account?token={SECRET}&access_token={SECRET}&x=1"
         try:
