@@ -62,13 +62,12 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
 
 class SiteReference(DocsBase):
     """django-ninja's docs page (``/api/docs``) as a page of the site: the reference drawn
-    from the schema in the site's layout (``api.reference``), instead of Swagger UI,
-    which showed nothing but "LOADING" until its script had run."""
+    on the server from the schema in the site's layout (``api.reference``), whole at
+    once, with no script to load first."""
 
     def render_page(self, request: HttpRequest, api: NinjaAPI, **kwargs: Any) -> HttpResponse:
         schema = api.get_openapi_schema(path_params=kwargs)
         context = {
-            "title": schema["info"]["title"],
             "sections": api_reference(schema),
             "openapi_url": self.get_openapi_url(api, kwargs),
         }

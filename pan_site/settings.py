@@ -103,7 +103,6 @@ INSTALLED_APPS = [
     "tournaments",
     "pairing",
     "moderation",
-    "ninja",  # django-ninja: its docs page's files (Swagger UI) as our own static files
     "api",
     "social",
 ]
