@@ -9,8 +9,8 @@ and response bodies are typed schemas (pydantic) read straight from the views'
 signatures, so the OpenAPI schema is generated from the code that runs and cannot drift
 from it; its views may be ``async def``, so the NDJSON streams and the moves run on the
 site's existing ASGI server (daphne) beside the websockets, with no second server or
-framework; and it ships the docs page's files (Swagger UI) in its package, served as our
-own static files under the site's Content-Security-Policy (no CDN, no inline script).
+framework; and its docs page is ours to draw (``api.views.SiteReference``): the
+reference is read from the same schema and shown as a page of the site.
 
 Every refusal is ``{"error": {"code": ..., "message": ...}}`` (``api.errors``) and
 changes nothing. A token makes one request at a time (a second at once: 429 with
@@ -27,9 +27,10 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.translation import gettext as _
-from ninja import NinjaAPI, Router, Schema
+from ninja import Field, NinjaAPI, Router, Schema
 from ninja.errors import HttpError, ValidationError
 from ninja.responses import codes_4xx
+from pydantic import ConfigDict
 
 from api import limits, play, services, streams
 from api import selectors as api_selectors
@@ -37,9 +38,11 @@ from api.auth import Caller, TokenAuth, require_player, require_scope
 from api.db import in_pool
 from api.errors import ApiError, error_response
 from api.models import Scope
+from api.views import SiteReference
 from core.errors import Refused
 from games import selectors
 from games.models import Table
+from games.services import CHAT_MAX_LENGTH
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +59,7 @@ api = NinjaAPI(
     ),
     urls_namespace="api",
     auth=TokenAuth(),
+    docs=SiteReference(),
 )
 
 
@@ -164,7 +168,10 @@ def ndjson_response(lines: Any) -> StreamingHttpResponse:
     return response
 
 
-STREAM_DOC = {"responses": {200: {"description": "NDJSON lines", "content": {NDJSON: {}}}}}
+NDJSON_LINES = {"description": "NDJSON lines", "content": {NDJSON: {"schema": {"type": "string"}}}}
+STREAM_DOC = {"responses": {200: NDJSON_LINES}}
+# A stream is refused as any request is, before its first line.
+STREAM_ERRORS = {codes_4xx: ErrorOut}
 
 
 # --- the account -----------------------------------------------------------------------------
@@ -212,13 +219,14 @@ async def bot_account_upgrade(request: HttpRequest) -> dict[str, Any]:
 # --- the event stream --------------------------------------------------------------------
 
 
-@api.get("/stream/event", tags=["streams"], openapi_extra=STREAM_DOC)
+@api.get("/stream/event", response=STREAM_ERRORS, tags=["streams"], openapi_extra=STREAM_DOC)
 async def event_stream(request: HttpRequest) -> StreamingHttpResponse:
     """The account's events as NDJSON: on opening, a `gameStart` for every match it
     plays now; then `gameStart` and `gameFinish` as they happen, and the challenges'
     lines (`challenge`, `challengeCanceled`, `challengeDeclined`). An empty line every
-    6 s keeps it open. Scope bot:play, board:play or challenge:read; at most 30
-    openings in 10 minutes per token."""
+    6 s keeps it open. Scope bot:play, board:play or challenge:read (a token with
+    challenge:read alone reads the challenges' lines only); at most 30 openings in 10
+    minutes per token."""
     caller: Caller = request.auth
     require_scope(caller, Scope.BOT_PLAY, Scope.BOARD_PLAY, Scope.CHALLENGE_READ)
     retry_after = await in_pool(limits.stream_open_refused)(caller.token_id)
@@ -229,20 +237,55 @@ async def event_stream(request: HttpRequest) -> StreamingHttpResponse:
             _("The event stream was opened too often; wait before opening it again."),
             retry_after=retry_after,
         )
-    return ndjson_response(streams.event_stream(caller.user, caller.token_id))
+    plays = caller.token.allows(Scope.BOT_PLAY) or caller.token.allows(Scope.BOARD_PLAY)
+    return ndjson_response(streams.event_stream(caller.user, caller.token_id, games=plays))
 
 
 # --- playing -----------------------------------------------------------------------------
 
 
+# What the schema says of a body, the server refuses with the refusal's own code
+# (bad_move, bad_text): declared for the schema's readers (json_schema_extra), enforced
+# by the views.
+CARD_CODE = "^([2-9]|10|[JQKAjqka])[SHDCshdc]$|^[Xx][12]$"
+
+
 class MoveIn(Schema):
     """A move at the hand's ``version`` (from the last gameState): ``cards`` to play
     (codes such as "9H", "10S", "X1"; the last one lies on top), or ``pickup`` (true for
-    three cards, or a number). ``handId``: only if that hand is still in play."""
+    three cards, or a number), never both. ``handId``: only if that hand is still in
+    play."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "oneOf": [
+                {"required": ["cards"], "properties": {"cards": {"type": "array"}}},
+                {"required": ["pickup"], "properties": {"pickup": {"not": {"type": "null"}}}},
+            ]
+        }
+    )
 
     version: int
-    cards: list[str] | None = None
-    pickup: bool | int | None = None
+    cards: list[str] | None = Field(
+        None,
+        json_schema_extra={
+            "anyOf": [
+                {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": 4,
+                    "items": {"type": "string", "pattern": CARD_CODE},
+                },
+                {"type": "null"},
+            ]
+        },
+    )
+    pickup: bool | int | None = Field(
+        None,
+        json_schema_extra={
+            "anyOf": [{"const": True}, {"type": "integer", "minimum": 1}, {"type": "null"}]
+        },
+    )
     handId: int | None = None
 
 
@@ -253,7 +296,9 @@ class MoveOut(Schema):
 
 
 class ChatIn(Schema):
-    text: str
+    text: str = Field(
+        json_schema_extra={"minLength": 1, "maxLength": CHAT_MAX_LENGTH, "pattern": r"\S"}
+    )
 
 
 class OkOut(Schema):
@@ -279,7 +324,10 @@ def player_router(kind: str) -> Router:
     router = Router(tags=[kind])
 
     @router.get(
-        "/game/stream/{table_id}", operation_id=f"{kind}_game_stream", openapi_extra=STREAM_DOC
+        "/game/stream/{table_id}",
+        response=STREAM_ERRORS,
+        operation_id=f"{kind}_game_stream",
+        openapi_extra=STREAM_DOC,
     )
     async def game_stream(request: HttpRequest, table_id: int) -> StreamingHttpResponse:
         """The table's game as NDJSON: `gameFull` (rules, seats, clocks, your own hand,

@@ -171,8 +171,13 @@ async def kicked(user_id: int) -> bool:
 # --- the event stream -------------------------------------------------------------------
 
 
-def _opening(user: User) -> list[dict[str, Any]]:
-    lines = api_selectors.games_in_play(user)
+# The event stream's lines about the account's games: a token that plays (bot:play,
+# board:play) reads them; one that only reads challenges (challenge:read) does not.
+GAME_LINES = frozenset({"gameStart", "gameFinish"})
+
+
+def _opening(user: User, games: bool) -> list[dict[str, Any]]:
+    lines = api_selectors.games_in_play(user) if games else []
     for provider in _opening_lines:
         try:
             lines.extend(provider(user))
@@ -181,13 +186,14 @@ def _opening(user: User) -> list[dict[str, Any]]:
     return lines
 
 
-async def event_stream(user: User, token_id: int) -> AsyncIterator[bytes]:
+async def event_stream(user: User, token_id: int, *, games: bool = True) -> AsyncIterator[bytes]:
     """The user's event stream: ``gameStart`` for each match he plays now, the lines of
-    the registered providers, then every ``api.event`` sent to his group."""
+    the registered providers, then every ``api.event`` sent to his group; without
+    ``games``, none of the ``GAME_LINES``."""
     listener, beats = Listener(), Beats(token_id)
     try:
         await listener.open(user_group(user.pk))  # before the read: nothing falls between
-        for line in await in_pool(_opening)(user):
+        for line in await in_pool(_opening)(user, games):
             yield ndjson(line)
         while True:
             message = await listener.next(beats.wait())
@@ -199,7 +205,8 @@ async def event_stream(user: User, token_id: int) -> AsyncIterator[bytes]:
                 continue
             kind = message.get("type")
             if kind == API_EVENT and isinstance(message.get("line"), dict):
-                yield ndjson(message["line"])
+                if games or message["line"].get("type") not in GAME_LINES:
+                    yield ndjson(message["line"])
             elif kind == "user.kick" and await kicked(user.pk):
                 return
     finally:

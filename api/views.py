@@ -1,7 +1,9 @@
 """The account's API access tokens page: make a token (shown once), list them with their
-last use, revoke one."""
+last use, revoke one; and the API's reference page."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -10,9 +12,12 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
+from ninja import NinjaAPI
+from ninja.openapi.docs import DocsBase
 
 from api import selectors, services
 from api.forms import TokenForm
+from api.reference import api_reference
 from core.errors import Refused
 
 # The token just made, kept in the session between the form's answer (a redirect, so that
@@ -56,3 +61,17 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     else:
         messages.success(request, _("The token “%(name)s” is revoked.") % {"name": row.name})
     return redirect("tokens:list")
+
+
+class SiteReference(DocsBase):
+    """django-ninja's docs page (``/api/docs``) as a page of the site: the reference drawn
+    on the server from the schema in the site's layout (``api.reference``), whole at
+    once, with no script to load first."""
+
+    def render_page(self, request: HttpRequest, api: NinjaAPI, **kwargs: Any) -> HttpResponse:
+        schema = api.get_openapi_schema(path_params=kwargs)
+        context = {
+            "sections": api_reference(schema),
+            "openapi_url": self.get_openapi_url(api, kwargs),
+        }
+        return render(request, "api/docs.html", context)

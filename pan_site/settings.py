@@ -103,7 +103,6 @@ INSTALLED_APPS = [
     "tournaments",
     "pairing",
     "moderation",
-    "ninja",  # django-ninja: its docs page's files (Swagger UI) as our own static files
     "api",
     "social",
 ]
@@ -120,6 +119,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.UserLanguageMiddleware",
+    "api.middleware.ApiEdgeMiddleware",  # after the languages: /api/ speaks its own
     "django.contrib.messages.middleware.MessageMiddleware",
     "moderation.middleware.ModerationMiddleware",  # bans end sessions; report outcomes
     "social.middleware.LastSeenMiddleware",  # who is online (the friends list)
@@ -379,6 +379,8 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # --- Sessions and logging ------------------------------------------------------------
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 30
+# The debug page and error e-mails mask a token sent in the query string.
+DEFAULT_EXCEPTION_REPORTER = "pan_site.redaction.RedactingExceptionReporter"
 
 LOGGING = {
     "version": 1,

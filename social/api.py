@@ -28,6 +28,9 @@ from api.models import Scope
 from api.streams import KEEP_ALIVE, KEEP_ALIVE_LINE, Listener, ndjson
 from core.broadcast import user_group
 from core.errors import Refused
+from games.engine import PROFILES
+from games.models import MAX_SEATS, MIN_SEATS
+from games.services.tables import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MIN_BASE_SECONDS
 from social import events, selectors, services
 from social.models import Challenge, DeclineReason
 
@@ -41,7 +44,7 @@ STATUS_OF = {
     "challenge_followed_only": 403,
     "challenge_blocked": 403,
     "blocked": 403,
-    "challenge_self": 400,
+    "challenge_self": 403,
     "bad_seats": 400,
     "bad_rules": 400,
     "bad_time_control": 400,
@@ -59,17 +62,23 @@ class ChallengeIn(Schema):
     english, piki_cofane, beton, deck52, tournament), the clock (``limit`` seconds per hand
     and ``increment`` seconds added per action) and whether it is ``rated``."""
 
-    seats: int = 2
-    rules: str = "kurnik"
-    limit: int = 180
-    increment: int = 2
+    # The bounds the services refuse with their own codes (bad_seats, bad_rules,
+    # bad_time_control), declared for the schema's readers.
+    seats: int = Field(2, json_schema_extra={"minimum": MIN_SEATS, "maximum": MAX_SEATS})
+    rules: str = Field("kurnik", json_schema_extra={"enum": sorted(PROFILES)})
+    limit: int = Field(
+        180, json_schema_extra={"minimum": MIN_BASE_SECONDS, "maximum": MAX_BASE_SECONDS}
+    )
+    increment: int = Field(2, json_schema_extra={"minimum": 0, "maximum": MAX_INCREMENT_SECONDS})
     rated: bool = True
 
 
 class DeclineIn(Schema):
     """Why: generic, later, too_fast, too_slow, rated, casual, rules, seats, no_bot, only_bot."""
 
-    reason: str = DeclineReason.GENERIC
+    reason: str = Field(
+        DeclineReason.GENERIC, json_schema_extra={"enum": list(DeclineReason.values)}
+    )
 
 
 class PlayerOut(Schema):
@@ -169,7 +178,18 @@ async def challenge_list(request: HttpRequest) -> dict[str, Any]:
     return await in_pool(read)()
 
 
-@router.post("/{username}", response={200: ChallengeOut, **ERRORS})
+KEPT_ALIVE_DOC = {
+    "responses": {
+        200: {
+            "description": "The challenge; with keepAliveStream=true, NDJSON lines: the "
+            'challenge, empty lines, then {"done": status}',
+            "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+        }
+    }
+}
+
+
+@router.post("/{username}", response={200: ChallengeOut, **ERRORS}, openapi_extra=KEPT_ALIVE_DOC)
 @_one_at_a_time
 async def challenge_create(
     request: HttpRequest, username: str, body: ChallengeIn, keepAliveStream: bool = False

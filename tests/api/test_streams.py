@@ -19,6 +19,7 @@ from core.broadcast import user_group
 from games import services
 from games.engine import HandState
 from games.models import Hand, Match
+from social.services import challenge_create
 from tests.api.helpers import (
     LineReader,
     bearer,
@@ -236,6 +237,33 @@ async def test_the_event_stream_tells_of_games_in_play_and_of_those_that_start_a
     )
     lines = await reader.until("challenge")
     assert lines == [{"type": "challenge", "id": 7}]
+    await reader.close()
+
+
+async def test_a_token_that_only_reads_challenges_reads_no_game_lines():
+    player = await sync_to_async(make_user)("reader")
+    token = await sync_to_async(token_for)(player, ["challenge:read"])
+    playing = await sync_to_async(started_match)(player, bot_level="greedy")
+    await sync_to_async(challenge_create)(
+        challenger=await sync_to_async(make_user)("ola"),
+        challenged=player,
+        seats=2,
+        profile="kurnik",
+        base_seconds=180,
+        increment_seconds=2,
+        rated=False,
+    )
+    reader = await open_stream(AsyncClient(), "/api/stream/event", token)
+
+    # The open challenge, and no gameStart of the match in play before it.
+    assert [line["type"] for line in await reader.until("challenge")] == ["challenge"]
+    await sync_to_async(services.match_set_annulled)(match_id=playing.match_id)
+    layer = get_channel_layer()
+    await layer.group_send(
+        user_group(player.pk), {"type": "api.event", "line": {"type": "challenge", "id": 7}}
+    )
+    # Nor the match's end: the next line is the next challenge.
+    assert await reader.until("challenge", id=7) == [{"type": "challenge", "id": 7}]
     await reader.close()
 
 

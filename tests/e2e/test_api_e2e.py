@@ -13,6 +13,7 @@ from playwright.sync_api import ConsoleMessage, Page, expect
 from games import services
 from games.engine import Rules
 from tests.e2e.pages import log_in, new_page
+from tests.e2e.test_fixes_e2e import CONTRAST
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -72,6 +73,26 @@ def test_the_api_docs_list_the_endpoints_without_a_policy_violation(site, browse
     with urllib.request.urlopen(f"{site.url}/api/openapi.json", timeout=10) as response:
         schema = json.loads(response.read())
     assert "/api/board/game/{table_id}/move" in schema["paths"]
+    context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_api_docs_are_a_legible_page_of_the_site_at_360_px(site, browser, scheme):
+    context = browser.new_context(
+        locale="pl-PL", color_scheme=scheme, viewport={"width": 360, "height": 800}
+    )
+    page = context.new_page()
+    page.goto(f"{site.url}/api/docs")
+
+    expect(page.locator("html")).to_have_attribute("lang", "pl")
+    expect(page.get_by_role("main")).to_have_count(1)
+    expect(page.get_by_test_id("operation")).to_have_count(16)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    texts = page.locator("main :is(h1, h2, h3, p, a, caption, th, td, code)")
+    contrasts = texts.evaluate_all(f"els => els.map({CONTRAST})")
+    assert min(contrasts) >= 4.5
+    page.get_by_role("link", name="Poczekalnia").click()
+    expect(page).to_have_url(f"{site.url}/")
     context.close()
 
 

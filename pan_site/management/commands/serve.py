@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from pan_site.embedded import start_embedded_worker
+from pan_site.redaction import RedactingServer
 
 # daphne as the site runs it (make bench-load starts its servers with these too).
 DAPHNE_OPTIONS = [
@@ -26,6 +27,12 @@ DAPHNE_OPTIONS = [
     "--application-close-timeout",
     "30",
 ]
+
+
+class SiteCommandLine(CommandLineInterface):
+    """daphne's command line with an access log that never shows a token."""
+
+    server_class = RedactingServer
 
 
 class Command(BaseCommand):
@@ -45,7 +52,7 @@ class Command(BaseCommand):
                 " separately (Procfile)."
             )
         self.stdout.write(f"Serving on http://{host}:{port}/")
-        CommandLineInterface().run(
+        SiteCommandLine().run(
             [
                 "--bind",
                 host,
