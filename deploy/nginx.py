@@ -37,6 +37,8 @@ INSTALL = "apt-get update && apt-get install -y nginx"
 PLACEHOLDER_CERTIFICATE = "/etc/ssl/pan/fullchain.pem"
 PLACEHOLDER_CERTIFICATE_KEY = "/etc/ssl/pan/privkey.pem"
 ACME_ROOT = "/var/www/letsencrypt"
+# Debian's nginx keeps its logs here; a local instance writes under its own prefix.
+SYSTEM_ACCESS_LOG = "/var/log/nginx/access.log"
 
 
 class NginxMissing(RuntimeError):
@@ -78,8 +80,10 @@ def site_config(
     certificate: str = PLACEHOLDER_CERTIFICATE,
     certificate_key: str = PLACEHOLDER_CERTIFICATE_KEY,
     upstream_header: bool = False,
+    access_log: str = SYSTEM_ACCESS_LOG,
 ) -> str:
-    """The site file: upstreams of ``daphnes`` (``host:port``), then ``servers``.
+    """The site file: upstreams of ``daphnes`` (``host:port``), then ``servers``, whose
+    requests are logged to ``access_log`` with any token in a query string hidden.
 
     ``upstream_header`` adds ``X-Upstream`` (the daphne that answered) to responses, for
     tests and benchmarks only. Refuses an empty daphne list and a relative static root
@@ -107,6 +111,7 @@ def site_config(
             "certificate_key": certificate_key,
             "acme_root": ACME_ROOT,
             "upstream_header": upstream_header,
+            "access_log": access_log,
         },
     )
 
@@ -197,13 +202,14 @@ def write_local(
     Each proxied websocket holds two connections of a worker (the client's and the
     daphne's). Run by root, its workers run as root too, as they would under the user
     who starts it otherwise (they read the static files and write under ``prefix``)."""
+    prefix = Path(prefix).resolve()
     site = site_config(
         daphnes=daphnes,
         static_root=static_root,
         servers=[ServerBlock(listen=(f"{host}:{port}",))],
         upstream_header=upstream_header,
+        access_log=str(prefix / "logs" / "access.log"),
     )
-    prefix = Path(prefix).resolve()
     for folder in ("logs", "tmp"):
         (prefix / folder).mkdir(parents=True, exist_ok=True)
     instance = LocalNginx(prefix=prefix, host=host, port=port)

@@ -93,3 +93,33 @@ def test_a_wrong_daphne_or_static_root_is_refused_and_nothing_is_written(
     with pytest.raises(ValueError, match=refusal):
         write_local(tmp_path / "nginx", port=8080, daphnes=daphnes, static_root=static_root)
     assert not (tmp_path / "nginx").exists()
+
+
+@pytest.mark.nginx
+def test_the_access_log_hides_a_token_sent_in_the_query_string(tmp_path):
+    import urllib.error
+    import urllib.request
+
+    from tests.processes import running, wait_for_port
+
+    # The daphne behind it is down: nginx answers 502 itself, and still logs the request.
+    port = free_port()
+    nginx = write_local(
+        tmp_path / "nginx",
+        port=port,
+        daphnes=[f"127.0.0.1:{free_port()}"],
+        static_root=tmp_path,
+        worker_processes="1",
+    )
+    with running(nginx.command(), env={}, log=tmp_path / "nginx.out") as proc:
+        wait_for_port(port, proc=proc, log=tmp_path / "nginx.out")
+        for path in ("/api/account?token=pan_secret1", "/api/stream/event?x=1&access_token=s2"):
+            with pytest.raises(urllib.error.HTTPError):
+                urllib.request.urlopen(f"{nginx.url}{path}", timeout=10)
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(f"{nginx.url}/tables/?page=2", timeout=10)
+    log = (nginx.prefix / "logs" / "access.log").read_text()
+    assert "pan_secret1" not in log and "s2" not in log
+    assert "GET /api/account?[hidden: it carries a token] HTTP/1.1" in log
+    assert "GET /api/stream/event?[hidden: it carries a token] HTTP/1.1" in log
+    assert '"GET /tables/?page=2 HTTP/1.1"' in log  # any other query is logged whole
