@@ -25,7 +25,7 @@ from games.live import (
     presence,
     tables,
 )
-from games.models import Hand, Table
+from games.models import ChatMessage, Hand, Table
 from tests.factories import (
     make_moderator,
     make_table,
@@ -572,6 +572,25 @@ async def test_chat_reaches_players_and_spectators():
     assert f"<strong>{users[0].username}:</strong> good luck" in frames[-1]
     for ws in (ws_player, ws_spectator):
         await ws.disconnect()
+
+
+@pytest.mark.parametrize("text", ["a\u0000b", "x\ud800y"], ids=["nul", "surrogate"])
+async def test_chat_text_the_database_cannot_store_is_refused_and_nothing_stored(text):
+    g = await started_table()
+    ws = await connect(f"/ws/tables/{g.table.pk}/", g.users[0])
+    await frames_until(ws, 'id="my-hand"')
+    await ws.send_json_to({"action": "chat", "text": text})
+    assert "cannot be stored" in (await frames_until(ws, 'id="notice"'))[-1]
+    # A moderator's reason is read the same way.
+    moderator = await database_sync_to_async(make_moderator)()
+    ws_moderator = await connect(f"/ws/tables/{g.table.pk}/", moderator)
+    await frames_until(ws_moderator, 'id="my-hand"')
+    await ws_moderator.send_json_to({"action": "abort_hand", "reason": text})
+    assert "cannot be stored" in (await frames_until(ws_moderator, 'id="notice"'))[-1]
+    assert not await ChatMessage.objects.filter(table=g.table).aexists()
+    assert (await Hand.objects.aget(pk=g.hand.pk)).version == g.hand.version
+    for socket in (ws, ws_moderator):
+        await socket.disconnect()
 
 
 async def test_a_private_table_refuses_uninvited_watchers():
