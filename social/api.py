@@ -21,12 +21,12 @@ from ninja import Field, Router, Schema
 from ninja.responses import codes_4xx
 
 from accounts.models import User
+from accounts.selectors import active_user_named
 from api.auth import Caller, require_scope
 from api.db import in_pool
 from api.errors import ApiError
 from api.models import Scope
 from api.streams import KEEP_ALIVE, KEEP_ALIVE_LINE, Listener, ndjson
-from core import text
 from core.broadcast import user_group
 from core.errors import Refused
 from social import events, selectors, services
@@ -184,11 +184,7 @@ async def challenge_create(
     require_scope(caller, Scope.CHALLENGE_WRITE)
 
     def create() -> dict[str, Any]:
-        challenged = (
-            User.objects.filter(username__iexact=username, is_active=True).first()
-            if text.is_storable(username)  # no name holds what the database cannot store
-            else None
-        )
+        challenged = active_user_named(username)
         if challenged is None:
             raise ApiError(404, "unknown_user", _("There is no such player."))
         try:
