@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 import threading
@@ -10,7 +11,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, OperationalError, connection
 
 from games import clock, services
 from games.clock import ClockTicker, TickerProcess
@@ -217,3 +218,32 @@ def test_a_ticker_process_ends_by_itself_when_its_parent_is_killed():
     while not has_ended(child) and time.monotonic() < give_up:
         time.sleep(0.1)
     assert has_ended(child)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_outage_is_one_line_when_it_starts_and_one_when_it_ends(monkeypatch, caplog):
+    hand = started_hand(base_seconds=600)
+    real = clock.due_timeouts
+    failures = [OperationalError("connection failed:\nIs the server running?")] * 5
+
+    def due_timeouts(*args: object, **kwargs: object):
+        if failures:
+            raise failures.pop()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(clock, "due_timeouts", due_timeouts)
+    monkeypatch.setattr(clock, "ERROR_DELAY", 0.01)
+    ticker = ClockTicker(interval=0.05, now=at(hand.deadline + timedelta(milliseconds=1)))
+    with caplog.at_level(logging.INFO, logger="games.clock"):
+        hand = run_until_outcome(ticker, hand)
+    assert not failures and hand.outcome["reason"] == "timeout"
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "games.clock"]
+    assert lines == [
+        (
+            "WARNING",
+            "clock ticks stopped, the database is unreachable (connection failed: Is the "
+            "server running?); retrying every 0.01 s",
+        ),
+        ("INFO", "clock ticks again"),
+    ]
+    assert not any(record.exc_info for record in caplog.records)
