@@ -25,6 +25,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.translation import gettext as _
 from ninja import Field, NinjaAPI, Router, Schema
@@ -38,6 +39,7 @@ from api.auth import Caller, TokenAuth, require_player, require_scope
 from api.db import in_pool
 from api.errors import ApiError, error_response
 from api.models import Scope
+from api.parser import StorableJsonParser
 from api.views import SiteReference
 from core.errors import Refused
 from games import selectors
@@ -60,6 +62,7 @@ api = NinjaAPI(
     urls_namespace="api",
     auth=TokenAuth(),
     docs=SiteReference(),
+    parser=StorableJsonParser(),
 )
 
 
@@ -91,6 +94,8 @@ def _validation_error(request: HttpRequest, exc: ValidationError) -> HttpRespons
 
 @api.exception_handler(HttpError)
 def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    if isinstance(exc.__cause__, ApiError):  # the parser's own refusal (api.parser)
+        return error_response(exc.__cause__)
     code = "bad_request" if exc.status_code == 400 else "error"
     return error_response(ApiError(exc.status_code, code, str(exc)))
 
@@ -98,6 +103,13 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 @api.exception_handler(Http404)
 def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
     return error_response(ApiError(404, "not_found", _("There is nothing here.")))
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    return error_response(
+        ApiError(413, "too_large", _("The request's body is too large to be read."))
+    )
 
 
 @api.exception_handler(Exception)

@@ -180,10 +180,8 @@ class ClockTicker:
                 try:
                     delay = self.tick()
                 except Exception as exc:
-                    if failing:  # the database is still down, say: one line, no traceback
-                        logger.warning("clock tick failed again: %s", exc)
-                    else:
-                        logger.exception("clock tick failed; retrying every %s s", ERROR_DELAY)
+                    if not failing:  # one line when it starts, not one per retry
+                        _log_failure(exc)
                     connection.close()  # it may be broken: the next tick opens a fresh one
                     delay, failing = ERROR_DELAY, True
                 else:
@@ -192,6 +190,21 @@ class ClockTicker:
                     failing = False
         finally:
             connection.close()
+
+
+def _log_failure(exc: Exception) -> None:
+    """The line that says the ticks stopped: an outage of the database is one line (its
+    traceback says nothing the message does not); any other error is a fault of ours,
+    logged with its traceback."""
+    if isinstance(exc, DatabaseError):
+        reason = " ".join(str(exc).split())  # psycopg's messages run over several lines
+        logger.warning(
+            "clock ticks stopped, the database is unreachable (%s); retrying every %s s",
+            reason,
+            ERROR_DELAY,
+        )
+    else:
+        logger.exception("clock tick failed; retrying every %s s", ERROR_DELAY)
 
 
 class TickerProcess:

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from core import text
+
 if TYPE_CHECKING:
     from accounts.models import User
 
@@ -324,4 +326,6 @@ def _str(content: dict[str, Any], key: str) -> str:
     value = content.get(key, "")
     if not isinstance(value, str):
         raise BadCommand(UNREADABLE)
+    if not text.is_storable(value):
+        raise BadCommand(text.BAD_TEXT)
     return value

@@ -8,6 +8,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from core import text
 from games import renderers, selectors, services
 from games.forms import TableForm
 from games.models import Hand, Table
@@ -123,6 +124,8 @@ def table_seat_bot_account(request: HttpRequest, table_id: int) -> HttpResponse:
 
 def table_invite(request: HttpRequest, token: str) -> HttpResponse:
     """An invite link: remember in the session that this visitor may see the private table."""
+    if not text.is_storable(token):  # no table's token holds it: the query would fail
+        raise Http404(_("This table does not exist."))
     table = get_object_or_404(Table.objects.select_related("owner"), invite_token=token)
     invited = request.session.get("invited_tables", [])
     if table.pk not in invited:

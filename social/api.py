@@ -21,6 +21,7 @@ from ninja import Field, Router, Schema
 from ninja.responses import codes_4xx
 
 from accounts.models import User
+from accounts.selectors import active_user_named
 from api.auth import Caller, require_scope
 from api.db import in_pool
 from api.errors import ApiError
@@ -203,7 +204,7 @@ async def challenge_create(
     require_scope(caller, Scope.CHALLENGE_WRITE)
 
     def create() -> dict[str, Any]:
-        challenged = User.objects.filter(username__iexact=username, is_active=True).first()
+        challenged = active_user_named(username)
         if challenged is None:
             raise ApiError(404, "unknown_user", _("There is no such player."))
         try:

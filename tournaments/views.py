@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from core import text
 from core.errors import Refused
 from tournaments import selectors, services
 from tournaments.forms import ScheduleForm, TournamentForm
@@ -142,6 +143,8 @@ def tournament_staff_action(request: HttpRequest, tournament_id: int, action: st
     if action not in done:
         raise Http404(_("Unknown command."))
     try:
+        for value in data.values():  # the reasons and announcements, read raw
+            text.storable_text(value)
         if action == "start":
             services.tournament_start(tournament_id=tournament_id, by=by)
         elif action == "pause":

@@ -29,6 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -83,6 +84,20 @@ def socket_language(scope: dict[str, Any]) -> str:
     return settings.LANGUAGE_CODE
 
 
+async def _send_unless_gone(
+    send: Callable[[dict[str, Any]], Awaitable[None]], message: dict[str, Any]
+) -> None:
+    """``send`` a message to the client, dropped if the client has already gone: one that
+    hangs up while its socket opens leaves daphne's protocol closed for a moment before
+    daphne hears of it and delivers the ``websocket.disconnect`` that ends the socket, and
+    daphne refuses a frame meanwhile (autobahn's ``Disconnected``). Nobody is there to
+    read it, so it is no error of the site's."""
+    try:
+        await send(message)
+    except Disconnected:
+        logger.debug("dropped a %s: the client has gone", message.get("type"))
+
+
 class _Frame:
     """A message from the websocket (or a non-project layer), in the socket's one queue."""
 
@@ -129,7 +144,7 @@ class LiveSocket(AsyncWebsocketConsumer):
     # --- the dispatch loop -------------------------------------------------------------
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        self.scope, self.base_send = scope, send
+        self.scope, self.base_send = scope, functools.partial(_send_unless_gone, send)
         broadcast.served_here()  # what its threads send goes through this loop
         layer = self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.channel_name = await layer.new_channel()

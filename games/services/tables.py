@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from accounts.selectors import active_user_named
 from core.errors import Refused
 from games import events
 from games.engine import Rules
@@ -162,7 +163,7 @@ def table_seat_bot_account(*, table_id: int, by: User, position: int, username: 
         table = _locked_table(table_id)
         _require_owner(table, by)
         _require_seating_open(table)
-        account = User.objects.filter(username__iexact=username, is_active=True).first()
+        account = active_user_named(username)
         if account is None:
             raise Refused(_("There is no account named %(name)s.") % {"name": username})
         if not account.is_bot_account:

@@ -88,6 +88,7 @@ def test_login_is_refused_until_the_address_is_confirmed(client, mailoutbox):
         ({"password1": "12345678", "password2": "12345678"}, "This password is too common."),
         ({"password2": "something-else-42"}, "You must type the same password each time."),
         ({"username": "no spaces!"}, "Use 3 to 30 characters"),
+        ({"username": "o\x00la"}, "Null characters are not allowed."),
     ],
 )
 def test_bad_signup_shows_a_clear_message_and_creates_nothing(

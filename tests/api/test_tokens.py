@@ -185,3 +185,11 @@ def test_an_account_has_at_most_twenty_live_tokens():
     )
     assert "revoke one first" in page
     assert AccessToken.objects.filter(owner=user).count() == services.TOKENS_PER_USER
+
+
+def test_a_token_name_with_a_nul_is_a_form_error_and_makes_no_token():
+    client = client_for(make_user())
+    response = client.post("/account/tokens/", {"name": "my\x00bot", "scopes": ["bot:play"]})
+    page = response.content.decode()
+    assert "Null characters are not allowed." in page and 'data-testid="new-token"' not in page
+    assert not AccessToken.objects.exists()

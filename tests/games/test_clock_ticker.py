@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 import threading
@@ -10,7 +11,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, OperationalError, connection
 
 from games import clock, services
 from games.clock import ClockTicker, TickerProcess
@@ -138,12 +139,10 @@ def test_a_burst_of_due_hands_is_applied_side_by_side_and_leaves_no_connection(m
     assert_back_to(before)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_the_thread_survives_a_failed_tick_applies_the_timeout_and_leaves_no_connection(
-    monkeypatch,
-):
-    hand = started_hand(base_seconds=600)
-    real, failures = clock.due_timeouts, [DatabaseError("the connection was lost")]
+def failing_reads(monkeypatch: pytest.MonkeyPatch, failures: list[Exception]) -> list[Exception]:
+    """The ticker's reads of the due hands raise ``failures`` first (the list, emptied as
+    they are raised), then read; it retries at once after a failure."""
+    real = clock.due_timeouts
 
     def due_timeouts(*args: object, **kwargs: object):
         if failures:
@@ -152,6 +151,15 @@ def test_the_thread_survives_a_failed_tick_applies_the_timeout_and_leaves_no_con
 
     monkeypatch.setattr(clock, "due_timeouts", due_timeouts)
     monkeypatch.setattr(clock, "ERROR_DELAY", 0.01)
+    return failures
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_thread_survives_a_failed_tick_applies_the_timeout_and_leaves_no_connection(
+    monkeypatch,
+):
+    hand = started_hand(base_seconds=600)
+    failures = failing_reads(monkeypatch, [DatabaseError("the connection was lost")])
     before = database_backends()
     ticker = ClockTicker(interval=0.05, now=at(hand.deadline + timedelta(milliseconds=1)))
     hand = run_until_outcome(ticker, hand)
@@ -217,3 +225,24 @@ def test_a_ticker_process_ends_by_itself_when_its_parent_is_killed():
     while not has_ended(child) and time.monotonic() < give_up:
         time.sleep(0.1)
     assert has_ended(child)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_outage_is_one_line_when_it_starts_and_one_when_it_ends(monkeypatch, caplog):
+    hand = started_hand(base_seconds=600)
+    outage = [OperationalError("connection failed:\nIs the server running?")] * 5
+    failures = failing_reads(monkeypatch, outage)
+    ticker = ClockTicker(interval=0.05, now=at(hand.deadline + timedelta(milliseconds=1)))
+    with caplog.at_level(logging.INFO, logger="games.clock"):
+        hand = run_until_outcome(ticker, hand)
+    assert not failures and hand.outcome["reason"] == "timeout"
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "games.clock"]
+    assert lines == [
+        (
+            "WARNING",
+            "clock ticks stopped, the database is unreachable (connection failed: Is the "
+            "server running?); retrying every 0.01 s",
+        ),
+        ("INFO", "clock ticks again"),
+    ]
+    assert not any(record.exc_info for record in caplog.records)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.core.cache import cache
@@ -25,7 +26,7 @@ from games.live import (
     presence,
     tables,
 )
-from games.models import Hand, Table
+from games.models import ChatMessage, Hand, Table
 from tests.factories import (
     make_moderator,
     make_table,
@@ -572,6 +573,56 @@ async def test_chat_reaches_players_and_spectators():
     assert f"<strong>{users[0].username}:</strong> good luck" in frames[-1]
     for ws in (ws_player, ws_spectator):
         await ws.disconnect()
+
+
+@pytest.mark.parametrize("text", ["a\u0000b", "x\ud800y"], ids=["nul", "surrogate"])
+async def test_chat_text_the_database_cannot_store_is_refused_and_nothing_stored(text):
+    g = await started_table()
+    ws = await connect(f"/ws/tables/{g.table.pk}/", g.users[0])
+    await frames_until(ws, 'id="my-hand"')
+    await ws.send_json_to({"action": "chat", "text": text})
+    assert "cannot be stored" in (await frames_until(ws, 'id="notice"'))[-1]
+    # A moderator's reason is read the same way.
+    moderator = await database_sync_to_async(make_moderator)()
+    ws_moderator = await connect(f"/ws/tables/{g.table.pk}/", moderator)
+    await frames_until(ws_moderator, 'id="my-hand"')
+    await ws_moderator.send_json_to({"action": "abort_hand", "reason": text})
+    assert "cannot be stored" in (await frames_until(ws_moderator, 'id="notice"'))[-1]
+    assert not await ChatMessage.objects.filter(table=g.table).aexists()
+    assert (await Hand.objects.aget(pk=g.hand.pk)).version == g.hand.version
+    for socket in (ws, ws_moderator):
+        await socket.disconnect()
+
+
+async def test_a_client_gone_while_its_socket_opens_ends_the_socket_without_an_error():
+    """Daphne refuses a frame once the client has hung up (autobahn's Disconnected) and
+    then delivers the disconnect: the socket ends as for any client that left."""
+    from pan_site.asgi import application
+    from tests.games.ws import ORIGIN
+
+    table = await database_sync_to_async(make_table)(players=2)
+    incoming: asyncio.Queue = asyncio.Queue()
+    await incoming.put({"type": "websocket.connect"})
+    sent: list[str] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message["type"])
+        if message["type"] == "websocket.send":  # the client is gone by its first frame
+            if sent.count("websocket.send") == 1:
+                await incoming.put({"type": "websocket.disconnect", "code": 1006})
+            raise Disconnected("Attempt to send on a closed protocol")
+
+    scope = {
+        "type": "websocket",
+        "path": f"/ws/tables/{table.pk}/",
+        "headers": [ORIGIN],
+        "query_string": b"",
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+        "subprotocols": [],
+    }
+    await asyncio.wait_for(application(scope, incoming.get, send), 10)
+    assert sent[0] == "websocket.accept" and "websocket.send" in sent
 
 
 async def test_a_private_table_refuses_uninvited_watchers():

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -24,6 +26,8 @@ from tests.processes import free_port, running, serve_args, site_env, wait_for_p
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
+HANDSHAKES_GIVEN_UP = 20
+DAPHNE_REAPS_EVERY = 1  # second: its application checker
 IDLE_SECONDS = 30  # six times channels_redis's 5 s blocking read, where sockets used to die
 
 
@@ -31,6 +35,7 @@ IDLE_SECONDS = 30  # six times channels_redis's 5 s blocking read, where sockets
 class Server:
     url: str
     ws: str
+    log: Path
 
 
 @pytest.fixture
@@ -39,7 +44,7 @@ def server(tmp_path) -> Iterator[Server]:
     log = tmp_path / "server.log"
     with running(serve_args(port), env=site_env(tmp_path), log=log) as proc:
         wait_for_port(port, proc=proc, log=log)
-        yield Server(url=f"http://127.0.0.1:{port}", ws=f"ws://127.0.0.1:{port}")
+        yield Server(url=f"http://127.0.0.1:{port}", ws=f"ws://127.0.0.1:{port}", log=log)
 
 
 def open_socket(server: Server, path: str, user=None, *, stack: ExitStack) -> ClientConnection:
@@ -112,3 +117,30 @@ def _idle_then_move(server: Server, stack: ExitStack) -> None:
     players[mover.pk].send(json.dumps({"action": "play", "cards": "9H", "version": "1"}))
     for ws in (*players.values(), spectator):
         frames_until(ws, f'data-hand="{hand.pk}" data-version="2"')
+
+
+def upgrade_then_hang_up(server: Server, path: str) -> None:
+    """A client that sends a websocket upgrade and hangs up before the server accepts it
+    (a page closed while its socket opened)."""
+    host, port = server.url.removeprefix("http://").split(":")
+    request = (
+        f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        f"Sec-WebSocket-Version: 13\r\nOrigin: {server.url}\r\n\r\n"
+    )
+    with socket.create_connection((host, int(port)), timeout=10) as raw:
+        raw.sendall(request.encode())
+
+
+def test_clients_that_hang_up_during_the_handshake_leave_no_traceback(server):
+    table = make_table(players=2, base_seconds=600)
+    path = f"/ws/tables/{table.pk}/"
+    for _ in range(HANDSHAKES_GIVEN_UP):
+        upgrade_then_hang_up(server, path)
+    with ExitStack() as stack:  # the server still serves
+        frames_until(open_socket(server, path, stack=stack), 'id="seats"')
+    # Daphne reaps ended sockets, and logs their exceptions, once a second.
+    time.sleep(DAPHNE_REAPS_EVERY * 2)
+    log = server.log.read_text(errors="replace")
+    assert "Exception inside application" not in log, log[-4000:]
+    assert "Traceback" not in log, log[-4000:]

@@ -250,3 +250,29 @@ def test_one_snapshot_names_the_bot_in_each_viewers_language_in_its_box_and_the_
             drawn[language] = renderers.hand_fragments(view)
     assert BOT_NAMES["en"] in drawn["en"] and BOT_NAMES["pl"] not in drawn["en"]
     assert BOT_NAMES["pl"] in drawn["pl"] and BOT_NAMES["en"] not in drawn["pl"]
+
+
+def test_a_table_name_with_a_nul_is_a_form_error_and_creates_nothing(english):
+    english.force_login(make_user("ola"))
+    response = english.post(reverse("games:table_create"), table_form(name="Pi\x00ki"))
+    assert response.status_code == 200
+    assert "Null characters are not allowed." in response.content.decode()
+    assert not Table.objects.exists()
+
+
+def test_an_invite_link_with_a_nul_is_not_found(english):
+    assert english.get("/t/a%00b/").status_code == 404
+
+
+def test_a_bot_account_name_with_a_nul_is_refused_and_seats_nobody(english):
+    table = make_table(players=1)
+    make_user("robo", is_bot_account=True)
+    english.force_login(table.owner)
+    response = english.post(
+        reverse("games:table_seat_bot_account", kwargs={"table_id": table.pk}),
+        {"position": "1", "username": "ro\x00bo"},
+        headers={"HX-Request": "true"},
+    )
+    assert response.status_code == 200
+    assert "There is no account named" in response.content.decode()
+    assert table.seats.filter(user__isnull=False).count() == 1

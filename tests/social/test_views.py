@@ -238,3 +238,16 @@ def test_a_challenge_left_alone_shows_as_expired_and_the_challenger_cancels_his_
     fresh.refresh_from_db()
     assert fresh.status == Challenge.Status.CANCELED
     assert 'data-testid="challenge-canceled"' in ola_client.get(answer["Location"]).content.decode()
+
+
+@pytest.mark.parametrize("path", ["/u/ja%00nek/", "/u/ja%00nek/challenge/"])
+def test_a_player_name_with_a_nul_is_not_found(path):
+    make_user("janek")
+    assert browser(make_user("ola")).get(path).status_code == 404
+
+
+def test_following_a_name_with_a_nul_is_not_found_and_changes_nothing():
+    make_user("janek")
+    client = browser(make_user("ola"))
+    assert post(client, "/u/ja%00nek/follow/").status_code == 404
+    assert not Follow.objects.exists()

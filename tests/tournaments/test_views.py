@@ -327,3 +327,32 @@ def test_a_tournament_started_early_shows_when_it_started_not_its_schedule():
     real = date_format(timezone.localtime(tournament.started_at), "c")
     assert f'datetime="{real}" data-testid="start-time"' in page
     assert scheduled not in page and "Started at" in page
+
+
+def test_a_tournament_name_with_a_nul_is_a_form_error_and_creates_nothing():
+    staff = client_for(make_staff())
+    form = {**TOURNAMENT_FORM, "name": "Autumn\x00cup"}
+    form["starts_at"] = local_noon(1).strftime("%Y-%m-%dT%H:%M")
+    response = staff.post("/tournaments/new/", form)
+    assert response.status_code == 200
+    assert "Null characters are not allowed." in response.content.decode()
+    assert not Tournament.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("action", "field"), [("announce", "text"), ("cancel", "reason"), ("disqualify", "reason")]
+)
+def test_a_staff_text_with_a_nul_is_refused_and_changes_nothing(action, field):
+    tournament = make_tournament(bots=3)
+    entry = tournament.entries.first()
+    staff = client_for(tournament.created_by)
+    response = staff.post(
+        f"/tournaments/{tournament.pk}/staff/{action}/",
+        {field: "rain\x00", "entry": entry.pk},
+        follow=True,
+    )
+    assert "cannot be stored" in response.content.decode()
+    tournament.refresh_from_db()
+    entry.refresh_from_db()
+    assert tournament.status == Tournament.Status.SCHEDULED
+    assert tournament.announcements.count() == 0 and not entry.disqualified
