@@ -5,7 +5,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django.views.i18n import set_language as django_set_language
@@ -13,6 +12,7 @@ from django.views.i18n import set_language as django_set_language
 from accounts import services
 from accounts.forms import AccountSettingsForm
 from accounts.models import User
+from core.redirects import next_or
 
 
 @login_required
@@ -46,9 +46,4 @@ def sounds_set(request: HttpRequest) -> HttpResponse:
     services.user_set_sounds(user=request.user, on=on)
     if "application/json" in request.headers.get("Accept", ""):
         return JsonResponse({"sounds_on": on})
-    target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        target = "accounts:settings"
-    return redirect(target)
+    return redirect(next_or(request, "accounts:settings"))

@@ -19,6 +19,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.selectors import user_public_profile
 from core.errors import Refused
+from core.redirects import next_or
 from social import selectors, services
 from social.forms import ChallengeForm, DeclineForm, PreferencesForm
 from social.models import Challenge, DeclineReason
@@ -76,7 +77,7 @@ def _follow_answer(request: HttpRequest, username: str, *, follows: bool) -> Htt
     except Refused as refusal:
         messages.error(request, refusal.message)
     if not request.htmx:
-        return redirect(request.POST.get("next") or player.get_absolute_url())
+        return redirect(next_or(request, player.get_absolute_url()))
     return render(
         request,
         "social/profile_actions.html",

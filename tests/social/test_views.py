@@ -57,6 +57,16 @@ def test_the_follow_button_on_a_profile_follows_and_unfollows_in_place():
     assert not Follow.objects.exists()
 
 
+def test_a_follow_sent_without_htmx_goes_back_only_to_a_page_of_the_site():
+    make_user("janek")
+    client = browser(make_user("ola"))
+    inside = post(client, "/u/janek/follow/", {"next": "/friends/"})
+    assert inside.status_code == 302 and inside["Location"] == "/friends/"
+    for elsewhere in ("https://evil.example/", "//evil.example/", "https:evil.example"):
+        answer = post(client, "/u/janek/unfollow/", {"next": elsewhere})
+        assert answer.status_code == 302 and answer["Location"] == "/u/janek/"
+
+
 def test_a_follow_without_the_csrf_token_is_refused_and_changes_nothing():
     ola = make_user("ola")
     make_user("janek")
