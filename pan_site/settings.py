@@ -101,6 +101,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "tournaments",
+    "puzzles",
     "pairing",
     "moderation",
     "ninja",  # django-ninja: its docs page's files (Swagger UI) as our own static files

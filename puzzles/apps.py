@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class PuzzlesConfig(AppConfig):
+    name = "puzzles"
+    verbose_name = _("Puzzles")
+    default_auto_field = "django.db.models.BigAutoField"
