@@ -56,6 +56,9 @@ class PuzzleRating(models.Model):
     sigma = models.FloatField(default=RATING_SIGMA)
     attempts = models.PositiveIntegerField(default=0)
 
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.mu:.1f}"
+
 
 class PuzzleAttempt(models.Model):
     user = models.ForeignKey(
@@ -73,3 +76,6 @@ class PuzzleAttempt(models.Model):
             models.UniqueConstraint(fields=["user", "puzzle"], name="one_attempt_per_puzzle")
         ]
         indexes = [models.Index(fields=["user", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} on {self.puzzle_id}: {'solved' if self.correct else 'missed'}"
