@@ -6,6 +6,7 @@ import re
 from datetime import date
 
 import pytest
+from django.test import Client
 
 from puzzles import selectors
 from puzzles.models import Puzzle, PuzzleAttempt, PuzzleRating
@@ -174,3 +175,14 @@ def test_the_lobby_has_no_daily_puzzle_without_puzzles() -> None:
 def test_the_same_position_is_kept_once() -> None:
     assert puzzle_save(candidate=go_out_candidate()) is not None
     assert puzzle_save(candidate=go_out_candidate()) is None
+
+
+def test_the_puzzle_page_and_its_answer_speak_polish() -> None:
+    puzzle = make_puzzle()
+    polish = Client(HTTP_ACCEPT_LANGUAGE="pl")
+    polish.force_login(make_user())
+    page = polish.get(f"/puzzles/{puzzle.pk}/").content.decode()
+    assert "Twój ruch. Który ruch daje ci najmniejszą szansę na literę?" in page
+    answer = polish.post(f"/puzzles/{puzzle.pk}/", {"pickup": "2"}).content.decode()
+    assert "To cię kosztuje: wzięcie 2 kart zostawia ci 100 % szans na literę" in answer
+    assert "najlepsze było zagranie K♥ (0 %)" in answer
