@@ -21,23 +21,37 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from core.errors import Refused
+from core.tasks import task_on_commit
 from games.bots.features import move_key
 from games.bots.knowledge import Knowledge
-from games.engine import IllegalMove, MalformedMove, Timeout, move_from_json, move_to_json
+from games.engine import (
+    IllegalMove,
+    MalformedMove,
+    Reason,
+    Timeout,
+    move_from_json,
+    move_to_json,
+)
+from games.models import Hand
 from games.ratings import display_rating
 from games.refusals import illegal_move_text, malformed_move_text, timeout_not_a_move_text
-from puzzles.finder import TOLERANCE, Candidate, position_hash
+from games.services.analysis import hand_record
+from puzzles.finder import TOLERANCE, Candidate, find_puzzle, position_hash
 from puzzles.models import Puzzle, PuzzleAttempt, PuzzleRating
 from puzzles.ratings import rate_attempt
 
 __all__ = [
     "DATA_FILE",
+    "PUZZLE_HAND_EVERY",
     "AttemptResult",
     "checked_move",
+    "hand_qualifies",
     "is_solution",
+    "on_hand_finished",
     "puzzle_attempt",
     "puzzle_fields",
     "puzzle_save",
+    "puzzles_from_hand",
     "puzzles_load",
 ]
 
@@ -193,3 +207,43 @@ def _repeated(puzzle: Puzzle, attempt: PuzzleAttempt) -> AttemptResult:
         rating_before=attempt.rating_before,
         rating_after=attempt.rating_after,
     )
+
+
+# One finished hand in this many is analysed for a puzzle (those with a loser left
+# holding cards): a hand's analysis and re-check take seconds of the analysis worker's
+# one thread, and the players' own analyses wait behind them on the same queue.
+PUZZLE_HAND_EVERY = 10
+PUZZLE_TASK = "puzzles.make_from_hand"
+
+
+def hand_qualifies(hand: Hand) -> bool:
+    """Whether a finished hand is analysed for a puzzle: it has a loser left holding
+    cards (not a tie, a timeout or a cut-off: their decisions did not make the letter),
+    and it is one of every :data:`PUZZLE_HAND_EVERY` (by its id: spread over tables)."""
+    outcome = hand.outcome or {}
+    return (
+        outcome.get("loser") is not None
+        and outcome.get("reason") == Reason.LAST_PLAYER
+        and hand.pk % PUZZLE_HAND_EVERY == 0
+    )
+
+
+def on_hand_finished(*, hand: Hand, **kwargs: Any) -> None:
+    """games.signals.hand_finished: queue the puzzle search of a qualifying hand on the
+    analysis queue, after the hand's end commits."""
+    if hand_qualifies(hand):
+        task_on_commit(PUZZLE_TASK, (hand.pk,))
+
+
+def puzzles_from_hand(*, hand_id: int) -> Puzzle | None:
+    """Analyse the loser's decisions in a finished hand and keep the puzzle the finder
+    keeps (puzzles.finder), unless the same position is a puzzle already. Runs outside
+    any transaction: seconds of work, on the analysis worker."""
+    hand = Hand.objects.select_related("match__table").filter(pk=hand_id).first()
+    if hand is None or not hand.is_over or (hand.outcome or {}).get("loser") is None:
+        return None
+    start, moves = hand_record(hand)
+    finding = find_puzzle(start, moves, hand.outcome["loser"], seed=f"hand-{hand.pk}")
+    if finding.kept is None:
+        return None
+    return puzzle_save(candidate=finding.kept, source_hand_id=hand.pk)
