@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from io import StringIO
 
 import pytest
@@ -64,7 +65,7 @@ def test_the_demo_seed_loads_the_puzzles_even_with_debug_off(settings, tmp_path)
 def test_make_puzzles_keeps_what_the_finder_keeps(tmp_path) -> None:
     out = StringIO()
     call_command("make_puzzles", 1, "--seed", "make-puzzles", stdout=out)
-    assert "hand 0: a puzzle," in out.getvalue()
+    assert re.search(r"^hand 0, seat \d: a puzzle,", out.getvalue(), re.MULTILINE)
     assert "1 puzzles made from 1 hands" in out.getvalue()
     assert Puzzle.objects.count() == 1
     path = tmp_path / "kept.json"
@@ -72,3 +73,11 @@ def test_make_puzzles_keeps_what_the_finder_keeps(tmp_path) -> None:
     assert {r["content_hash"] for r in json.loads(path.read_text())} == set(
         Puzzle.objects.values_list("content_hash", flat=True)
     )
+
+
+@pytest.mark.django_db
+def test_make_puzzles_can_analyse_every_seat_of_a_hand() -> None:
+    out = StringIO()
+    call_command("make_puzzles", 1, "--seed", "make-puzzles", "--every-seat", stdout=out)
+    seats = re.findall(r"^hand 0, seat (\d):", out.getvalue(), re.MULTILINE)
+    assert sorted(seats) == ["0", "1", "2", "3"]
