@@ -8,6 +8,7 @@ from datetime import date
 import pytest
 from django.test import Client
 
+from games.engine import HandState, Rules
 from puzzles import selectors
 from puzzles.models import Puzzle, PuzzleAttempt, PuzzleRating
 from puzzles.services import puzzle_save
@@ -186,3 +187,16 @@ def test_the_puzzle_page_and_its_answer_speak_polish() -> None:
     answer = polish.post(f"/puzzles/{puzzle.pk}/", {"pickup": "2"}).content.decode()
     assert "To cię kosztuje: wzięcie 2 kart zostawia ci 100 % szans na literę" in answer
     assert "najlepsze było zagranie K♥ (0 %)" in answer
+
+
+def test_the_board_shows_the_others_cards_and_who_is_out_of_the_hand() -> None:
+    state = HandState.from_position(
+        rules=Rules(), hands=[["KH", "9S"], [], ["AS", "AD", "QC"]], pile=["9H", "QD"], to_move=0
+    )
+    puzzle = make_puzzle(position=state.view_for(0), content_hash="three")
+    text = client_for().get(f"/puzzles/{puzzle.pk}/").content.decode()
+    assert "Player 2: out of this hand, safe" in text
+    assert "Player 3: 3 cards in hand" in text
+    assert 'data-card="KH" tabindex="0" autofocus' in text
+    assert 'data-card="9S" tabindex="-1" aria-disabled="true"' in text
+    assert "Pick up 1 card" in text
