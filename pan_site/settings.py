@@ -101,6 +101,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "tournaments",
+    "puzzles",
     "pairing",
     "moderation",
     "api",
@@ -217,12 +218,16 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "pan")
 # A hand's analysis takes seconds of a core: it has a queue of its own, and a worker of
 # its own with few threads (the Procfile's `analysis`, a capped thread in embedded mode),
 # so that it never holds up a bot's move, a next hand or a tournament on the main queue.
+# The search of finished hands for puzzles (puzzles.tasks) runs there too.
 CELERY_ANALYSIS_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-analysis"
 CELERY_TASK_QUEUES = tuple(
     Queue(name, Exchange(name, type="direct"), routing_key=name)
     for name in (CELERY_TASK_DEFAULT_QUEUE, CELERY_ANALYSIS_QUEUE)
 )
-CELERY_TASK_ROUTES = {"games.analyse_hand": {"queue": CELERY_ANALYSIS_QUEUE}}
+CELERY_TASK_ROUTES = {
+    name: {"queue": CELERY_ANALYSIS_QUEUE}
+    for name in ("games.analyse_hand", "puzzles.make_from_hand")
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_IGNORE_RESULT = True

@@ -50,6 +50,7 @@ __all__ = [
     "MoveChance",
     "analyse_hand",
     "decisions_of",
+    "move_chances",
 ]
 
 # Deals per decision, each played out after every legal move. With the rollout below
@@ -189,6 +190,19 @@ def _first_highest(values: list[float | None]) -> int | None:
     if not known or max(known) <= 0:
         return None
     return values.index(max(known))
+
+
+def move_chances(
+    view: dict[str, Any],
+    *,
+    seed: str,
+    playouts: int = ANALYSIS_PLAYOUTS,
+    rollout_plies: int = ANALYSIS_ROLLOUT_PLIES,
+) -> dict[int, MoveChance]:
+    """``move_key -> MoveChance`` for each move distinct in effect of the seat to move in
+    ``view`` (his ``view_for``), estimated as one decision of :func:`analyse_hand` is, on
+    ``playouts`` deals drawn from ``random.Random(seed)``."""
+    return dict(_move_chances(view, random.Random(seed), playouts, rollout_plies))
 
 
 def _move_chances(

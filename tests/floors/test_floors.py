@@ -16,6 +16,7 @@ RANK = {
     "tournaments": 3,
     "pairing": 3,
     "api": 3,
+    "puzzles": 3,
     "moderation": 4,
     "social": 4,
     "pan_site": 5,

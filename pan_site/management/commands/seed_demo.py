@@ -1,8 +1,10 @@
 """Development only: a demo admin and two demo players, with their passwords printed.
 
-With DEBUG off (real services, production) it creates nothing and says so, without
+With DEBUG off (real services, production) it creates no accounts and says so, without
 failing: ``make run`` calls it on every path, and a site with real users must not get
-an admin whose password is printed on the console.
+an admin whose password is printed on the console. On every path it loads the puzzles
+kept in the repository (``manage.py make_puzzles``'s data file) that are not there yet,
+so the puzzle pages are never empty: inserts only, a fraction of a second.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from accounts.models import User
+from puzzles.services import puzzles_load
 
 DEMO_USERS = [
     ("admin", "admin@example.com", True),
@@ -28,6 +31,7 @@ class Command(BaseCommand):
     help = "Create the demo admin and players and print their passwords (with DEBUG only)."
 
     def handle(self, *args: Any, **options: Any) -> None:
+        self.stdout.write(f"seed_demo: {puzzles_load()} puzzles loaded.")
         if not settings.DEBUG:
             self.stdout.write("seed_demo: DEBUG is off, so no demo accounts are created.")
             return

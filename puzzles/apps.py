@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class PuzzlesConfig(AppConfig):
+    name = "puzzles"
+    verbose_name = _("Puzzles")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from games import signals
+        from puzzles import services
+
+        signals.hand_finished.connect(services.on_hand_finished, dispatch_uid="puzzles")

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import get_object_or_404, render
+
+from core.errors import Refused
+from puzzles import selectors, services
+from puzzles.models import Puzzle
+
+# A visitor's tried puzzles, so that /puzzles/ gives him the next one; not rated.
+VISITOR_TRIED = "puzzles_tried"
+VISITOR_TRIED_KEPT = 200
+
+
+def _move_from_form(data: QueryDict) -> Any:
+    """The move a puzzle's form sends, as move JSON for the service to check."""
+    if "pickup" in data:
+        count = data["pickup"]
+        return {"type": "pickup", "count": int(count) if count.isdigit() else count}
+    if "cards" in data:
+        return {"type": "play", "cards": [c for c in data["cards"].split(",") if c]}
+    return None
+
+
+def _page(
+    request: HttpRequest,
+    puzzle: Puzzle | None,
+    *,
+    report: selectors.AttemptReport | None = None,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    context = {
+        "puzzle": puzzle,
+        "board": selectors.puzzle_board(puzzle) if puzzle is not None else None,
+        "report": report,
+        "error": error,
+        "rating": selectors.puzzle_rating(request.user),
+    }
+    return render(request, "puzzles/puzzle.html", context, status=status)
+
+
+def puzzle_next(request: HttpRequest) -> HttpResponse:
+    """The next puzzle for the player: near his puzzle rating, one he has not tried."""
+    tried = request.session.get(VISITOR_TRIED, [])
+    return _page(request, selectors.next_puzzle(user=request.user, tried=tried))
+
+
+def puzzle_detail(request: HttpRequest, puzzle_id: int) -> HttpResponse:
+    """A puzzle; a POST of a move answers it (rated once for a signed-in player)."""
+    puzzle = get_object_or_404(Puzzle, pk=puzzle_id)
+    if request.method == "POST":
+        try:
+            result = services.puzzle_attempt(
+                puzzle_id=puzzle.pk, user=request.user, move=_move_from_form(request.POST)
+            )
+        except Refused as exc:
+            return _page(request, puzzle, error=exc.message, status=400)
+        if not request.user.is_authenticated:
+            tried = request.session.get(VISITOR_TRIED, [])
+            request.session[VISITOR_TRIED] = [*tried, puzzle.pk][-VISITOR_TRIED_KEPT:]
+        report = selectors.attempt_report(
+            result.puzzle,
+            result.move,
+            result.correct,
+            rating_before=result.rating_before,
+            rating_after=result.rating_after,
+            repeated=result.repeated,
+        )
+        return _page(request, puzzle, report=report)
+    # Once he has answered, the page shows his answer and the solution.
+    return _page(request, puzzle, report=selectors.earlier_report(request.user, puzzle))
+
+
+@login_required
+def puzzle_history(request: HttpRequest) -> HttpResponse:
+    context = {
+        "rows": selectors.attempt_history(request.user),
+        "rating": selectors.puzzle_rating(request.user),
+    }
+    return render(request, "puzzles/history.html", context)

@@ -1,0 +1,66 @@
+"""Puzzles from the keyboard alone: one solved and one failed, at 1280 and 360 px, in
+English and in Polish, the puzzle rating moving with each answer."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.e2e.test_fixes_e2e import log_in_any_language
+from tests.factories import make_user
+from tests.puzzles.factories import make_puzzle
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+WORDS = {
+    "en-GB": {"solved": "Solved", "missed": "Not the best move", "rating": "Your puzzle rating"},
+    "pl-PL": {
+        "solved": "Rozwiązana",
+        "missed": "To nie najlepszy ruch",
+        "rating": "Twój ranking w łamigłówkach",
+    },
+}
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+@pytest.mark.parametrize("locale", list(WORDS))
+def test_solve_one_puzzle_and_fail_another_by_keyboard(
+    site, browser: Browser, locale: str, width: int
+):
+    words = WORDS[locale]
+    first = make_puzzle(content_hash="first")
+    second = make_puzzle()
+    user = make_user(f"solver{width}{locale[:2]}")
+    context = browser.new_context(locale=locale, viewport={"width": width, "height": 800})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        log_in_any_language(page, site.url, user.username)
+        page.goto(f"{site.url}/puzzles/")
+        expect(page.get_by_test_id("puzzle")).to_have_attribute("data-puzzle", str(first.pk))
+        expect(page.get_by_test_id("puzzle-rating")).to_contain_text("1500")
+        # The hand's card has the focus: Enter plays it (the solution here).
+        expect(page.locator("#my-hand .card-button[data-card=KH]")).to_be_focused()
+        page.keyboard.press("Enter")
+        result = page.get_by_test_id("puzzle-result")
+        expect(result).to_have_attribute("data-correct", "true")
+        expect(result.get_by_role("heading")).to_have_text(words["solved"])
+        expect(page.get_by_test_id("rating-change")).to_contain_text(words["rating"])
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+        # The next puzzle has the focus; Enter opens it, P picks up (the wrong move here).
+        expect(page.get_by_test_id("next-puzzle")).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page.get_by_test_id("puzzle")).to_have_attribute("data-puzzle", str(second.pk))
+        expect(page.get_by_test_id("puzzle-result")).to_have_count(0)
+        page.keyboard.press("p")
+        result = page.get_by_test_id("puzzle-result")
+        expect(result).to_have_attribute("data-correct", "false")
+        expect(result.get_by_role("heading")).to_have_text(words["missed"])
+        expect(page.get_by_test_id("solution")).to_contain_text("K♥")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+        page.goto(f"{site.url}/puzzles/history/")
+        expect(page.get_by_test_id("history-row")).to_have_count(2)
+    finally:
+        context.close()
