@@ -16,6 +16,7 @@ from api import services as api_services
 from games import services
 from games.engine import Rules
 from games.models import HandAnalysis, Rating
+from puzzles.services import puzzles_load
 from tests.e2e.test_fixes_e2e import log_in_any_language
 from tests.factories import make_user, play_to_pan_on_time
 from tests.games.test_analysis import finished_hand
@@ -168,6 +169,7 @@ def the_pages() -> dict[str, str]:
     cup_table = cup.tables.get(entries__user=viewer).table
     for name in TOKEN_NAMES:
         api_services.token_create(owner=viewer, name=name, scopes=ALL_SCOPES)
+    puzzles_load()  # the demo set, as make run's seed loads it
     # Established players, so that the ranking lists them all.
     for mu, person in enumerate([viewer, *others], start=24):
         Rating.objects.update_or_create(
@@ -194,6 +196,9 @@ def the_pages() -> dict[str, str]:
         "rules": "/rules/",
         "fairness": "/fairness/",
         "tv": "/tv/",
+        "puzzles": "/puzzles/",
+        "puzzle history": "/puzzles/history/",
+        "api docs": "/api/docs",
     }
 
 
@@ -204,6 +209,7 @@ ANONYMOUS_PAGES = {
     "lobby (signed out)": "/",
     "rules (signed out)": "/rules/",
     "tv (signed out)": "/tv/",
+    "puzzles (signed out)": "/puzzles/",
 }
 
 
