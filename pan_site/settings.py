@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "pairing",
+    "learn",
     "moderation",
     "ninja",  # django-ninja: its docs page's files (Swagger UI) as our own static files
     "api",
