@@ -13,20 +13,12 @@ from games.engine import Move, PickUp
 from games.models import Table
 from games.teaching import lessons
 from learn.models import LessonProgress
-from tests.factories import PASSWORD, make_user
+from tests.e2e.test_fixes_e2e import log_in_any_language
+from tests.factories import make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 LOCALES = {"en": "en-GB", "pl": "pl-PL"}
-
-
-def _log_in(page: Page, base_url: str, username: str) -> None:
-    """Logs in through the login form, in whichever language the page speaks."""
-    page.goto(f"{base_url}/accounts/login/")
-    page.fill("input[name=login]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.press("input[name=password]", "Enter")
-    expect(page.get_by_test_id("nav-profile")).to_have_text(username)
 
 
 def _focused(page: Page, attribute: str) -> str | None:
@@ -76,7 +68,7 @@ def test_the_whole_course_with_the_keyboard_only(
     )
     context.set_default_timeout(15_000)
     page = context.new_page()
-    _log_in(page, site.url, user.username)
+    log_in_any_language(page, site.url, user.username)
     page.goto(f"{site.url}/learn/{lessons()[0].slug}/")
     expect(page.locator("html")).to_have_attribute("lang", language)
     for number, lesson in enumerate(lessons()):

@@ -204,6 +204,8 @@ ANONYMOUS_PAGES = {
     "lobby (signed out)": "/",
     "rules (signed out)": "/rules/",
     "tv (signed out)": "/tv/",
+    "learn (signed out)": "/learn/",
+    "lesson (signed out)": "/learn/four-of-a-kind/",
 }
 
 
