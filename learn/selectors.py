@@ -3,7 +3,7 @@ as the table page draws a hand (the same fields its partials read)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils import translation
@@ -62,7 +62,6 @@ class LessonTable:
     said: str = ""
     outcome_text: str = ""
     my_seat: int = LEARNER
-    seats: list[object] = field(default_factory=list)
 
 
 def seat_names(state: HandState, learner: str) -> dict[int, str]:

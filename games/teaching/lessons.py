@@ -44,7 +44,6 @@ is wrong.
 from __future__ import annotations
 
 import functools
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,13 +59,13 @@ from games.teaching.sections import (
     check_cards_in_deck,
     check_keys,
     read_move,
+    read_name_and_order,
     read_position,
     read_words,
 )
 
 LESSONS_DIR = Path(__file__).parent / "lessons"
 ANY = ("play", "pickup", "move")
-_SLUG = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 _LESSON_KEYS = {"slug", "order", "position", "steps", *LANGUAGES}
 _STEP_KEYS = {"accept", "accept_any", "replies", "otherwise", "wrong", *LANGUAGES}
 LEARNER = 0  # the learner's seat
@@ -140,7 +139,7 @@ class Lesson:
 
     def paragraphs(self, language: str | None) -> list[str]:
         """The introduction in ``language``, one string per paragraph."""
-        return [p.strip() for p in self.text.in_language(language).split("\n\n") if p.strip()]
+        return self.text.paragraphs(language)
 
     def start(self) -> HandState:
         """The position of the first step."""
@@ -215,12 +214,7 @@ def lesson(slug: str) -> Lesson | None:
 
 def _lesson(data: dict[str, Any]) -> Lesson:
     check_keys(data, _LESSON_KEYS, "the file")
-    slug = data.get("slug")
-    if not isinstance(slug, str) or not _SLUG.fullmatch(slug):
-        raise TeachingDataError(f"slug must be lower-case words joined by dashes, not {slug!r}")
-    order = data.get("order")
-    if type(order) is not int:
-        raise TeachingDataError(f"order must be an integer, not {order!r}")
+    slug, order = read_name_and_order(data, "slug")
     for language in LANGUAGES:
         check_keys(data.get(language), {"title", "text", "done"}, f"[{language}]")
     texts = {

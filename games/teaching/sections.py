@@ -83,6 +83,10 @@ class Words:
         """The Polish text for a Polish ``language`` code, else the English one."""
         return self.pl if (language or "").startswith("pl") else self.en
 
+    def paragraphs(self, language: str | None) -> list[str]:
+        """The text in ``language``, one string per paragraph (blank lines part them)."""
+        return [p.strip() for p in self.in_language(language).split("\n\n") if p.strip()]
+
 
 @dataclass(frozen=True)
 class Position:
@@ -150,15 +154,9 @@ class After:
 
 
 @dataclass(frozen=True)
-class Example:
+class Example(Position):
     """A small position (the player to move sits in seat 0) and what it demonstrates."""
 
-    rules: Rules
-    pile: tuple[str, ...]
-    hand: tuple[str, ...]
-    beton: tuple[str, ...]
-    others: tuple[tuple[str, ...], ...]
-    action_count: int
     caption: Words
     plays: frozenset[frozenset[str]] | None
     pickups: frozenset[int] | None
@@ -168,9 +166,7 @@ class Example:
 
     def position(self) -> HandState:
         """The example's position as an engine state, seat 0 to move."""
-        return Position(
-            self.rules, self.pile, self.hand, self.beton, self.others, self.action_count
-        ).state()
+        return self.state()
 
 
 @dataclass(frozen=True)
@@ -186,7 +182,7 @@ class RuleSection:
 
     def paragraphs(self, language: str | None) -> list[str]:
         """The text in ``language``, one string per paragraph."""
-        return [p.strip() for p in self.text.in_language(language).split("\n\n") if p.strip()]
+        return self.text.paragraphs(language)
 
 
 def load_sections(directory: Path = RULES_DIR) -> tuple[RuleSection, ...]:
@@ -241,14 +237,20 @@ def _option_sections() -> dict[str, RuleSection]:
 # --- reading one file ------------------------------------------------------------------
 
 
-def _section(data: dict[str, Any]) -> RuleSection:
-    check_keys(data, _SECTION_KEYS, "the file")
-    anchor = data.get("anchor")
-    if not isinstance(anchor, str) or not _ANCHOR.fullmatch(anchor):
-        raise TeachingDataError(f"anchor must be lower-case words joined by dashes, not {anchor!r}")
+def read_name_and_order(data: dict[str, Any], key: str) -> tuple[str, int]:
+    """A file's name under ``key`` (lower-case words joined by dashes) and its order."""
+    name = data.get(key)
+    if not isinstance(name, str) or not _ANCHOR.fullmatch(name):
+        raise TeachingDataError(f"{key} must be lower-case words joined by dashes, not {name!r}")
     order = data.get("order")
     if type(order) is not int:
         raise TeachingDataError(f"order must be an integer, not {order!r}")
+    return name, order
+
+
+def _section(data: dict[str, Any]) -> RuleSection:
+    check_keys(data, _SECTION_KEYS, "the file")
+    anchor, order = read_name_and_order(data, "anchor")
     options = data.get("options", [])
     if not isinstance(options, list):
         raise TeachingDataError(f"options must be a list of option names, not {options!r}")
@@ -277,12 +279,7 @@ def _example(data: dict[str, Any], number: int) -> Example:
     move = data.get("move")
     after = data.get("after")
     example = Example(
-        rules=position.rules,
-        pile=position.pile,
-        hand=position.hand,
-        beton=position.beton,
-        others=position.others,
-        action_count=position.action_count,
+        **vars(position),
         caption=read_words({lang: data.get(lang) for lang in LANGUAGES}, f"{where}'s caption"),
         plays=None
         if "plays" not in data
