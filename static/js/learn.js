@@ -68,6 +68,15 @@
     if (target) { target.focus(); }
   }
 
+  // A refused post (a stale or altered page) answers 400 with the lesson started again
+  // and why: shown like any answer, which htmx would otherwise leave unswapped.
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    if (evt.detail.xhr.status === 400 && evt.detail.target && evt.detail.target.id === "lesson") {
+      evt.detail.shouldSwap = true;
+      evt.detail.isError = false;
+    }
+  });
+
   document.addEventListener("htmx:afterSettle", function () {
     var lesson = document.getElementById("lesson");
     if (lesson) { answered(lesson); }

@@ -115,6 +115,17 @@ def test_the_whole_course_with_the_keyboard_only(
     context.close()
 
 
+def test_a_refused_move_is_shown_with_the_lesson_started_again(site, page: Page) -> None:
+    page.goto(f"{site.url}/learn/equal-or-higher/")
+    page.locator('#my-hand form:has([data-card="QH"]) input[name="path"]').evaluate(
+        "input => { input.value = 'AS'; }"  # a step the page never showed
+    )
+    page.locator('#my-hand [data-card="QH"]').click()
+    expect(page.get_by_test_id("lesson-wrong")).to_contain_text("start the lesson again")
+    expect(page.get_by_test_id("lesson")).to_have_attribute("data-step", "0")
+    expect(page.locator("#my-hand .card-button")).to_have_count(4)
+
+
 def test_a_visitors_progress_is_kept_in_his_browser_only(site, browser: Browser) -> None:
     context = browser.new_context(locale="en-GB", viewport={"width": 360, "height": 740})
     page = context.new_page()
