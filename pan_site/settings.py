@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "tournaments",
     "puzzles",
     "pairing",
+    "learn",
     "moderation",
     "api",
     "social",

@@ -21,6 +21,7 @@ urlpatterns = [
     path("", include("tournaments.urls")),
     path("", include("social.urls")),
     path("", include("puzzles.urls")),
+    path("", include("learn.urls")),
     path("", views_games.home, name="home"),
     path("rules/", views_games.rules, name="rules"),
     path("", include("games.urls")),

@@ -161,7 +161,7 @@ def table_view(
         private = snapshot.state.private_view(my_seat)
         language = translation.get_language()
         my_cards = [card_view(c, language) for c in sorted(private["hand"], key=card_sort_key)]
-        playable, multi_moves, pickups = _group_moves(private["legal_moves"])
+        playable, multi_moves, pickups = group_moves(private["legal_moves"])
 
     table_open = table.status in (Table.Status.OPEN, Table.Status.FINISHED)
     filled = snapshot.seats_taken
@@ -218,9 +218,11 @@ def _rated_as(snapshot: TableSnapshot) -> str:
     return "rated" if is_rated(table=table, people=people) else "casual"
 
 
-def _group_moves(
+def group_moves(
     legal: list[dict[str, Any]],
 ) -> tuple[dict[str, dict[str, Any]], list[MoveOption], list[MoveOption]]:
+    """A player's legal moves (JSON) as the hand shows them: the single cards that may be
+    played (by code), the plays of several cards and the pick-ups as buttons."""
     singles: dict[str, dict[str, Any]] = {}
     multis: list[MoveOption] = []
     pickups: list[MoveOption] = []

@@ -54,14 +54,10 @@ RESULTS = ("tie", "loser")
 OPTIONS = frozenset(f.name for f in fields(Rules))
 _ANCHOR = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
+POSITION_KEYS = frozenset({"rules", "pile", "hand", "beton", "others", "action_count"})
 _SECTION_KEYS = {"anchor", "order", "options", "examples", *LANGUAGES}
 _EXAMPLE_KEYS = {
-    "rules",
-    "pile",
-    "hand",
-    "beton",
-    "others",
-    "action_count",
+    *POSITION_KEYS,
     "plays",
     "pickups",
     "refused",
@@ -87,6 +83,63 @@ class Words:
         """The Polish text for a Polish ``language`` code, else the English one."""
         return self.pl if (language or "").startswith("pl") else self.en
 
+    def paragraphs(self, language: str | None) -> list[str]:
+        """The text in ``language``, one string per paragraph (blank lines part them)."""
+        return [p.strip() for p in self.in_language(language).split("\n\n") if p.strip()]
+
+
+@dataclass(frozen=True)
+class Position:
+    """A position to set up: the player to move sits in seat 0."""
+
+    rules: Rules
+    pile: tuple[str, ...]
+    hand: tuple[str, ...]
+    beton: tuple[str, ...]
+    others: tuple[tuple[str, ...], ...]
+    action_count: int
+
+    def state(self) -> HandState:
+        """The position as an engine state, seat 0 to move."""
+        return HandState.from_position(
+            rules=self.rules,
+            hands=[self.hand, *self.others],
+            betons=[self.beton, *([] for _ in self.others)],
+            pile=self.pile,
+            to_move=0,
+            action_count=self.action_count,
+        )
+
+
+def read_position(data: dict[str, Any], where: str) -> Position:
+    """A position's keys of ``data`` (``POSITION_KEYS``; the others are the caller's)."""
+    try:
+        rules = Rules.from_json(data.get("rules", {}))
+    except ValueError as exc:
+        raise TeachingDataError(f"{where}: {exc}") from exc
+    others = data.get("others")
+    if not isinstance(others, list) or not others:
+        raise TeachingDataError(f"{where}: others must list the other seats' hands")
+    return Position(
+        rules=rules,
+        pile=read_cards(data.get("pile", []), where),
+        hand=read_cards(data.get("hand"), where),
+        beton=read_cards(data.get("beton", []), where),
+        others=tuple(read_cards(hand, where) for hand in others),
+        action_count=data.get("action_count", 0),
+    )
+
+
+def check_cards_in_deck(rules: Rules, groups: Iterable[Iterable[str]], where: str) -> None:
+    """Refuses a card code unknown or outside the deck of ``rules``."""
+    for code in {code for group in groups for code in group}:
+        try:
+            in_deck = rules.contains(code)
+        except ValueError as exc:
+            raise TeachingDataError(f"{where}: {exc}") from exc
+        if not in_deck:
+            raise TeachingDataError(f"{where}: {code} is not a card of this table's deck")
+
 
 @dataclass(frozen=True)
 class After:
@@ -101,15 +154,9 @@ class After:
 
 
 @dataclass(frozen=True)
-class Example:
+class Example(Position):
     """A small position (the player to move sits in seat 0) and what it demonstrates."""
 
-    rules: Rules
-    pile: tuple[str, ...]
-    hand: tuple[str, ...]
-    beton: tuple[str, ...]
-    others: tuple[tuple[str, ...], ...]
-    action_count: int
     caption: Words
     plays: frozenset[frozenset[str]] | None
     pickups: frozenset[int] | None
@@ -119,14 +166,7 @@ class Example:
 
     def position(self) -> HandState:
         """The example's position as an engine state, seat 0 to move."""
-        return HandState.from_position(
-            rules=self.rules,
-            hands=[self.hand, *self.others],
-            betons=[self.beton, *([] for _ in self.others)],
-            pile=self.pile,
-            to_move=0,
-            action_count=self.action_count,
-        )
+        return self.state()
 
 
 @dataclass(frozen=True)
@@ -142,7 +182,7 @@ class RuleSection:
 
     def paragraphs(self, language: str | None) -> list[str]:
         """The text in ``language``, one string per paragraph."""
-        return [p.strip() for p in self.text.in_language(language).split("\n\n") if p.strip()]
+        return self.text.paragraphs(language)
 
 
 def load_sections(directory: Path = RULES_DIR) -> tuple[RuleSection, ...]:
@@ -197,14 +237,20 @@ def _option_sections() -> dict[str, RuleSection]:
 # --- reading one file ------------------------------------------------------------------
 
 
-def _section(data: dict[str, Any]) -> RuleSection:
-    _no_unknown_keys(data, _SECTION_KEYS, "the file")
-    anchor = data.get("anchor")
-    if not isinstance(anchor, str) or not _ANCHOR.fullmatch(anchor):
-        raise TeachingDataError(f"anchor must be lower-case words joined by dashes, not {anchor!r}")
+def read_name_and_order(data: dict[str, Any], key: str) -> tuple[str, int]:
+    """A file's name under ``key`` (lower-case words joined by dashes) and its order."""
+    name = data.get(key)
+    if not isinstance(name, str) or not _ANCHOR.fullmatch(name):
+        raise TeachingDataError(f"{key} must be lower-case words joined by dashes, not {name!r}")
     order = data.get("order")
     if type(order) is not int:
         raise TeachingDataError(f"order must be an integer, not {order!r}")
+    return name, order
+
+
+def _section(data: dict[str, Any]) -> RuleSection:
+    check_keys(data, _SECTION_KEYS, "the file")
+    anchor, order = read_name_and_order(data, "anchor")
     options = data.get("options", [])
     if not isinstance(options, list):
         raise TeachingDataError(f"options must be a list of option names, not {options!r}")
@@ -217,9 +263,9 @@ def _section(data: dict[str, Any]) -> RuleSection:
         table = data.get(language)
         if not isinstance(table, dict):
             raise TeachingDataError(f"the [{language}] title and text are missing")
-        _no_unknown_keys(table, {"title", "text"}, f"[{language}]")
-    title = _words({lang: data[lang].get("title") for lang in LANGUAGES}, "title")
-    text = _words({lang: data[lang].get("text") for lang in LANGUAGES}, "text")
+        check_keys(table, {"title", "text"}, f"[{language}]")
+    title = read_words({lang: data[lang].get("title") for lang in LANGUAGES}, "title")
+    text = read_words({lang: data[lang].get("text") for lang in LANGUAGES}, "text")
     examples = tuple(
         _example(item, number) for number, item in enumerate(data.get("examples", []), 1)
     )
@@ -228,30 +274,19 @@ def _section(data: dict[str, Any]) -> RuleSection:
 
 def _example(data: dict[str, Any], number: int) -> Example:
     where = f"example {number}"
-    _no_unknown_keys(data, _EXAMPLE_KEYS, where)
-    try:
-        rules = Rules.from_json(data.get("rules", {}))
-    except ValueError as exc:
-        raise TeachingDataError(f"{where}: {exc}") from exc
-    others = data.get("others")
-    if not isinstance(others, list) or not others:
-        raise TeachingDataError(f"{where}: others must list the other seats' hands")
+    check_keys(data, _EXAMPLE_KEYS, where)
+    position = read_position(data, where)
     move = data.get("move")
     after = data.get("after")
     example = Example(
-        rules=rules,
-        pile=_cards(data.get("pile", []), where),
-        hand=_cards(data.get("hand"), where),
-        beton=_cards(data.get("beton", []), where),
-        others=tuple(_cards(hand, where) for hand in others),
-        action_count=data.get("action_count", 0),
-        caption=_words({lang: data.get(lang) for lang in LANGUAGES}, f"{where}'s caption"),
+        **vars(position),
+        caption=read_words({lang: data.get(lang) for lang in LANGUAGES}, f"{where}'s caption"),
         plays=None
         if "plays" not in data
-        else frozenset(frozenset(_cards(p, where)) for p in data["plays"]),
+        else frozenset(frozenset(read_cards(p, where)) for p in data["plays"]),
         pickups=None if "pickups" not in data else frozenset(_counts(data["pickups"], where)),
-        refused=tuple(_cards(p, where) for p in data.get("refused", [])),
-        move=None if move is None else _move(move, where),
+        refused=tuple(read_cards(p, where) for p in data.get("refused", [])),
+        move=None if move is None else read_move(move, where),
         after=None if after is None else _after(after, where),
     )
     if example.after is not None and example.move is None:
@@ -264,29 +299,29 @@ def _example(data: dict[str, Any], number: int) -> Example:
 
 
 def _after(data: dict[str, Any], where: str) -> After:
-    _no_unknown_keys(data, _AFTER_KEYS, f"{where}'s [after]")
+    check_keys(data, _AFTER_KEYS, f"{where}'s [after]")
     result = data.get("result")
     if result is not None and result not in RESULTS:
         raise TeachingDataError(f"{where}: result must be one of {RESULTS}, not {result!r}")
     if (result == "loser") != ("loser" in data):
         raise TeachingDataError(f'{where}: a loser is named with result = "loser" only')
     return After(
-        pile=_cards(data["pile"], where) if "pile" in data else None,
-        hand=_cards(data["hand"], where) if "hand" in data else None,
+        pile=read_cards(data["pile"], where) if "pile" in data else None,
+        hand=read_cards(data["hand"], where) if "hand" in data else None,
         to_move=data.get("to_move"),
         result=result,
         loser=data.get("loser"),
-        final_play=_cards(data["final_play"], where) if "final_play" in data else None,
+        final_play=read_cards(data["final_play"], where) if "final_play" in data else None,
     )
 
 
-def _move(value: Any, where: str) -> Move:
+def read_move(value: Any, where: str) -> Move:
     if type(value) is int:
         return PickUp(value)
-    return Play(_cards(value, where))
+    return Play(read_cards(value, where))
 
 
-def _cards(value: Any, where: str) -> tuple[str, ...]:
+def read_cards(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(code, str) for code in value):
         raise TeachingDataError(f"{where}: cards must be a list of card codes, not {value!r}")
     return tuple(value)
@@ -298,7 +333,7 @@ def _counts(value: Any, where: str) -> Iterable[int]:
     return value
 
 
-def _words(texts: dict[str, Any], what: str) -> Words:
+def read_words(texts: dict[str, Any], what: str) -> Words:
     for language, text in texts.items():
         if not isinstance(text, str) or not text.strip():
             raise TeachingDataError(f"the {what} in {language!r} is missing or empty")
@@ -320,16 +355,10 @@ def _check_deck(example: Example, where: str) -> None:
         after.hand or (),
         after.final_play or (),
     ]
-    for code in {code for group in groups for code in group}:
-        try:
-            in_deck = example.rules.contains(code)
-        except ValueError as exc:
-            raise TeachingDataError(f"{where}: {exc}") from exc
-        if not in_deck:
-            raise TeachingDataError(f"{where}: {code} is not a card of this table's deck")
+    check_cards_in_deck(example.rules, groups, where)
 
 
-def _no_unknown_keys(data: Any, known: set[str], where: str) -> None:
+def check_keys(data: Any, known: set[str], where: str) -> None:
     if not isinstance(data, dict):
         raise TeachingDataError(f"{where} must be a table of keys, not {data!r}")
     unknown = sorted(set(data) - known)

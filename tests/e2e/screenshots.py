@@ -1,5 +1,6 @@
-"""The README's screenshots of the table (#14), taken on demand, never by ``make test``
-(this file's name does not start with ``test_``, so only naming it collects it):
+"""The README's screenshots of the table (#14), of a lesson and of TV (#38), taken on
+demand, never by ``make test`` (this file's name does not start with ``test_``, so only
+naming it collects it):
 
     .venv/bin/python -m pytest -p no:cacheprovider -q tests/e2e/screenshots.py
 
@@ -7,7 +8,9 @@ Tables of 2, 3 and 4 players in the middle of a hand, seen by a seated player, a
 (a phone's first screen, 640 px high) and 1280 px wide, in the light and the dark theme:
 12 PNGs of the browser's viewport in docs/screenshots/
 (table-<players>p-<width>-<theme>.png), recompressed losslessly by Debian's ``optipng``
-when it is installed (``apt-get install optipng``).
+when it is installed (``apt-get install optipng``). Beside them, at the same widths and
+themes, a lesson of /learn/ just after a wrong move (lesson-<width>-<theme>.png) and
+/tv/ showing a live table of four (tv-<width>-<theme>.png).
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from __future__ import annotations
 import random
 import shutil
 import subprocess
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from games import services
 from games.engine import Play, Rules, move_to_json
@@ -108,3 +112,48 @@ def test_screenshots(site, browser: Browser, players: int):
             page.screenshot(path=shot)
             context.close()
             optimise(shot)
+
+
+def _each_view(browser: Browser) -> Iterator[tuple[Page, str]]:
+    """A fresh page at each width and theme, with the name its screenshot ends in."""
+    for width, (w, h) in VIEWPORTS.items():
+        for theme in ("light", "dark"):
+            context = browser.new_context(
+                locale="en-GB", viewport={"width": w, "height": h}, color_scheme=theme
+            )
+            page = context.new_page()
+            yield page, f"{width}-{theme}"
+            context.close()
+
+
+def _shoot(page: Page, name: str, *, scroll_to: str) -> None:
+    """The viewport as docs/screenshots/<name>.png, a wide screen scrolled to ``scroll_to``."""
+    if page.viewport_size["width"] > 600:
+        page.locator(scroll_to).evaluate(
+            "el => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 8)"
+        )
+    page.mouse.move(0, 0)
+    shot = OUT / f"{name}.png"
+    page.screenshot(path=shot)
+    optimise(shot)
+
+
+def test_screenshots_of_a_lesson(site, browser: Browser):
+    OUT.mkdir(parents=True, exist_ok=True)
+    for page, name in _each_view(browser):
+        page.goto(f"{site.url}/learn/equal-or-higher/")
+        page.locator('#my-hand [data-card="AS"]').click()  # explained: keep the ace
+        expect(page.get_by_test_id("lesson-wrong")).to_be_visible()
+        _shoot(page, f"lesson-{name}", scroll_to=".learn-lesson h1")
+
+
+def test_screenshots_of_tv(site, browser: Browser):
+    OUT.mkdir(parents=True, exist_ok=True)
+    table_id, _viewer = table_in_play(4)
+    for page, name in _each_view(browser):
+        page.goto(f"{site.url}/tv/")
+        expect(page.get_by_test_id("tv-table-link")).to_have_attribute(
+            "href", f"/tables/{table_id}/"
+        )
+        expect(page.locator("#pile [data-card]").first).to_be_visible()
+        _shoot(page, f"tv-{name}", scroll_to="main h1")

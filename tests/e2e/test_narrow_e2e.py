@@ -210,6 +210,8 @@ ANONYMOUS_PAGES = {
     "rules (signed out)": "/rules/",
     "tv (signed out)": "/tv/",
     "puzzles (signed out)": "/puzzles/",
+    "learn (signed out)": "/learn/",
+    "lesson (signed out)": "/learn/four-of-a-kind/",
 }
 
 

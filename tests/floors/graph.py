@@ -14,6 +14,7 @@ PACKAGES = (
     "games",
     "tournaments",
     "pairing",
+    "learn",
     "api",
     "moderation",
     "social",

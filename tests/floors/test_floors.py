@@ -15,6 +15,7 @@ RANK = {
     "games": 2,
     "tournaments": 3,
     "pairing": 3,
+    "learn": 3,
     "api": 3,
     "puzzles": 3,
     "moderation": 4,

@@ -1,0 +1,126 @@
+"""The lessons' data: every lesson loads in both languages, every accepted move is legal
+and leads to the next step or the lesson's end, every listed wrong move is wrong and
+explained; a file with a mistake is refused with the file and the reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from games.engine import HandState, Play
+from games.teaching import Lesson, TeachingDataError, lessons, load_lessons
+from games.teaching.lessons import LEARNER, move_key
+
+
+def _walk(lesson: Lesson, state: HandState, step: int) -> int:
+    """Plays every accepted move of ``step`` on; returns how many ends were reached."""
+    assert state.outcome is None and state.to_move == LEARNER, (lesson.slug, step)
+    rules = lesson.steps[step]
+    accepted = [m for m in state.legal_moves() if rules.accepts(state, m)]
+    assert accepted, (lesson.slug, step)
+    assert {move_key(m) for m in rules.accept} <= {move_key(m) for m in accepted}
+    ends = 0
+    for move in accepted:
+        judgement = lesson.judge(state, step, move)
+        assert judgement.accepted and judgement.state != state
+        if step + 1 < len(lesson.steps):
+            ends += _walk(lesson, judgement.state, step + 1)
+        else:
+            ends += 1
+    for wrong in rules.wrong:
+        judgement = lesson.judge(state, step, wrong.move)
+        assert not judgement.accepted and judgement.state is state
+        assert judgement.why == wrong.why
+    for move in state.legal_moves():
+        if move not in accepted:
+            judgement = lesson.judge(state, step, move)
+            assert not judgement.accepted and judgement.why is not None
+    return ends
+
+
+@pytest.mark.parametrize("lesson", lessons(), ids=lambda lesson: lesson.slug)
+def test_every_accepted_move_is_legal_and_reaches_the_goal(lesson: Lesson) -> None:
+    assert _walk(lesson, lesson.start(), 0) >= 1
+
+
+@pytest.mark.parametrize("lesson", lessons(), ids=lambda lesson: lesson.slug)
+def test_an_illegal_move_is_explained_by_the_engine_and_changes_nothing(lesson: Lesson) -> None:
+    state = lesson.start()
+    judgement = lesson.judge(state, 0, Play(["AS", "9D"]))  # never two cards at once
+    assert not judgement.accepted and judgement.state is state
+    assert judgement.illegal is not None
+
+
+@pytest.mark.parametrize("lesson", lessons(), ids=lambda lesson: lesson.slug)
+def test_both_languages_are_complete(lesson: Lesson) -> None:
+    texts = [lesson.title, lesson.text, lesson.done]
+    for step in lesson.steps:
+        texts += [step.task, step.otherwise, *(w.why for w in step.wrong)]
+    for words in texts:
+        assert words.en.strip() and words.pl.strip()
+        assert "mecz" not in words.pl.lower()
+    assert len(lesson.paragraphs("pl")) == len(lesson.paragraphs("en"))
+
+
+def test_the_course_follows_the_issue() -> None:
+    slugs = [lesson.slug for lesson in lessons()]
+    assert slugs[:7] == [
+        "opening",
+        "equal-or-higher",
+        "four-of-a-kind",
+        "picking-up",
+        "must-pick-up",
+        "going-out-and-tie",
+        "letters",
+    ]
+    options = {"deck", "jokers", "beton", "three-cards", "pickup", "voluntary-pickup"}
+    assert options | {"spades-back", "tie-rule", "max-actions"} == set(slugs[7:])
+
+
+GOOD = """
+slug = "sample"
+order = 1
+[en]
+title = "Sample"
+text = "Text."
+done = "Done."
+[pl]
+title = "Przykład"
+text = "Tekst."
+done = "Gotowe."
+[position]
+pile = ["9H", "QD"]
+hand = ["KS"]
+others = [["AH"]]
+[[steps]]
+en = "Play the king."
+pl = "Zagraj króla."
+accept = [["KS"]]
+[steps.otherwise]
+en = "No."
+pl = "Nie."
+"""
+
+
+def test_a_good_file_loads(tmp_path: Path) -> None:
+    (tmp_path / "sample.toml").write_text(GOOD)
+    [lesson] = load_lessons(tmp_path)
+    assert lesson.slug == "sample" and lesson.steps[0].accept == (Play(["KS"]),)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('done = "Gotowe."', ""), "done in 'pl' is missing"),
+        (('accept = [["KS"]]', ""), "accepts nothing"),
+        (('accept = [["KS"]]', 'accept = [["ZZ"]]'), "ZZ"),
+        (('hand = ["KS"]', 'hand = ["KS"]\ncolour = 1'), "unknown key"),
+        (('slug = "sample"', 'slug = "Sample!"'), "slug must be"),
+        (('accept = [["KS"]]', 'accept_any = "everything"'), "accept_any must be"),
+    ],
+)
+def test_a_file_with_a_mistake_is_refused(tmp_path: Path, change, message: str) -> None:
+    (tmp_path / "sample.toml").write_text(GOOD.replace(*change))
+    with pytest.raises(TeachingDataError, match=message):
+        load_lessons(tmp_path)
