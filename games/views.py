@@ -53,6 +53,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
                 seats=data["seats"],
                 base_seconds=data["base_seconds"],
                 increment_seconds=data["increment_seconds"],
+                move_days=data["move_days"],
                 is_public=data["is_public"],
                 rated=data["rated"],
             )

@@ -147,7 +147,9 @@ def challenge_summary(challenge: Challenge) -> str:
     """Seats, rules, time control and rating in words, in the active language."""
     language = translation.get_language() or "en"
     rules = games_selectors.profile_name(challenge.profile, language)
-    clock = games_selectors.time_control_label(challenge.base_seconds, challenge.increment_seconds)
+    clock = games_selectors.time_control_label(
+        challenge.base_seconds, challenge.increment_seconds, challenge.move_days
+    )
     rated = (
         translation.pgettext("challenge", "rated")
         if challenge.rated
@@ -183,7 +185,7 @@ def challenge_json(challenge: Challenge, *, now: datetime | None = None) -> dict
             "limit": challenge.base_seconds,
             "increment": challenge.increment_seconds,
             "show": games_selectors.time_control_label(
-                challenge.base_seconds, challenge.increment_seconds
+                challenge.base_seconds, challenge.increment_seconds, challenge.move_days
             ),
         },
         "createdAt": _millis(challenge.created_at),

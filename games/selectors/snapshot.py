@@ -458,7 +458,9 @@ def _settled(snapshot: TableSnapshot) -> Settled:
         players=tuple(players),
         ranking=ranking,
         rules_lines=rules_summary(snapshot.rules),
-        time_control=time_control_label(table.base_seconds, table.increment_seconds),
+        time_control=time_control_label(
+            table.base_seconds, table.increment_seconds, table.move_days
+        ),
         match_over_title=match_over_title,
         match_over_note=match_over_note,
         tournament_over=tournament_over,

@@ -126,7 +126,9 @@ async def hand_act_async(
     else:
         hand, players = await _read_async(hand_id)
     judged = judge_move(hand, players, move=move, version=version, user=user, now=now)
-    if judged.after.outcome is not None:  # the hand ends: with its consequences, in a thread
+    # In a thread, on Django's connection: a move that ends the hand (with its
+    # consequences), and a correspondence move (its turn's receivers use the ORM).
+    if judged.after.outcome is not None or hand.move_ms:
 
         def write() -> None:
             with transaction.atomic():

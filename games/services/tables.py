@@ -15,7 +15,7 @@ from accounts.models import User
 from core.errors import Refused
 from games import events
 from games.engine import Rules
-from games.models import MAX_SEATS, MIN_SEATS, BotLevel, Match, Seat, Table
+from games.models import MAX_SEATS, MIN_SEATS, MOVE_DAYS, BotLevel, Match, Seat, Table
 from games.services._common import (
     TABLE_NAME_MAX,
     _locked_table,
@@ -34,6 +34,22 @@ TIME_PRESETS: dict[str, tuple[int, int]] = {
     "5+3": (300, 3),
     "10+5": (600, 5),
 }
+# Correspondence controls: days per move (Table.move_days), by the key forms and seeks use.
+DAY_PRESETS: dict[str, int] = {f"{days}d": days for days in MOVE_DAYS}
+
+PRESET_KEYS: tuple[str, ...] = (*TIME_PRESETS, *DAY_PRESETS)
+
+
+def preset_fields(key: str) -> dict[str, int] | None:
+    """``table_create``'s time control arguments for the preset ``key`` (minutes per hand
+    or days per move); None for a key the site does not offer."""
+    if key in TIME_PRESETS:
+        base_seconds, increment_seconds = TIME_PRESETS[key]
+        return {"base_seconds": base_seconds, "increment_seconds": increment_seconds}
+    if key in DAY_PRESETS:
+        return {"move_days": DAY_PRESETS[key]}
+    return None
+
 
 # The automatic limit on creating tables.
 TABLES_PER_WINDOW, TABLE_WINDOW = 5, timedelta(minutes=10)
@@ -48,17 +64,21 @@ def table_create(
     seats: int = 4,
     base_seconds: int = 180,
     increment_seconds: int = 2,
+    move_days: int = 0,
     is_public: bool = True,
     rated: bool = True,
 ) -> Table:
     """Create a table with ``seats`` empty seats and sit its owner in the first one.
-    Without a ``name`` it is named by its owner in each reader's language (``Table.title``)."""
+    Without a ``name`` it is named by its owner in each reader's language (``Table.title``).
+    ``move_days`` (one of ``MOVE_DAYS``) makes it a correspondence table: that many days
+    per move, and the minutes per hand are not used."""
     name = (name or "").strip()
     if len(name) > TABLE_NAME_MAX:
         raise Refused(_("A table name has at most %(n)d characters.") % {"n": TABLE_NAME_MAX})
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise Refused(_("A table has 2 to 4 seats."))
     validate_time_control(base_seconds, increment_seconds)
+    validate_move_days(move_days)
     try:
         rules.validate_for_players(seats)
     except ValueError as exc:
@@ -73,6 +93,7 @@ def table_create(
             seats_count=seats,
             base_seconds=base_seconds,
             increment_seconds=increment_seconds,
+            move_days=move_days,
             is_public=is_public,
             rated=rated,
         )
@@ -89,6 +110,15 @@ def validate_time_control(base_seconds: int, increment_seconds: int) -> None:
         raise Refused(_("The time per hand must be between 5 seconds and 60 minutes."))
     if not 0 <= increment_seconds <= MAX_INCREMENT_SECONDS:
         raise Refused(_("The increment must be between 0 and 60 seconds."))
+
+
+def validate_move_days(move_days: int) -> None:
+    """Refuse days per move the site does not offer (0: a real-time table)."""
+    if move_days != 0 and move_days not in MOVE_DAYS:
+        raise Refused(
+            _("Days per move must be one of %(days)s.")
+            % {"days": ", ".join(str(d) for d in MOVE_DAYS)}
+        )
 
 
 def table_sit(*, table_id: int, user: User, position: int | None = None) -> Seat:

@@ -100,11 +100,17 @@ def player_label(player: selectors.PlayerView) -> str:
 
 @register.filter
 def clock(milliseconds: int) -> str:
-    """Remaining time as m:ss (or s.t under ten seconds)."""
+    """Remaining time as m:ss (or s.t under ten seconds); a correspondence clock's over
+    an hour as h:mm:ss, over a day as "N d hh:mm" (as static/js/table.js counts it)."""
     milliseconds = max(0, int(milliseconds))
     if milliseconds < 10_000:
         return f"{milliseconds // 1000}.{(milliseconds % 1000) // 100}"
     minutes, seconds = divmod(milliseconds // 1000, 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours >= 24:
+        return f"{hours // 24} d {hours % 24:02d}:{minutes:02d}"
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds:02d}"
     return f"{minutes}:{seconds:02d}"
 
 
@@ -115,7 +121,9 @@ def profile_label(key: str) -> str:
 
 @register.simple_tag
 def time_control(table: object) -> str:
-    return selectors.time_control_label(table.base_seconds, table.increment_seconds)
+    return selectors.time_control_label(
+        table.base_seconds, table.increment_seconds, table.move_days
+    )
 
 
 @register.filter
