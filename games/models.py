@@ -129,6 +129,10 @@ class Seat(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     bot_level = models.CharField(max_length=16, choices=BotLevel.choices, blank=True)
+    # How far its player had seen the hand in play when he last opened a correspondence
+    # table (the hand's id and how many actions its log held), so the page marks the newer.
+    seen_hand_id = models.PositiveIntegerField(null=True, blank=True)
+    seen_actions = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["table", "position"]

@@ -101,6 +101,9 @@ class TableView:
     # The last action and the hand's outcome as a screen reader should say them
     # (``CommonView.said``).
     said: str = ""
+    # How many of ``last_actions`` (the first ones, the latest) the viewer had not seen
+    # at his last visit of this correspondence table (``services.table_visit``).
+    new_actions: int = 0
 
 
 def sees_as_spectator(viewer: User | None, insiders: frozenset[int]) -> bool:

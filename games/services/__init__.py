@@ -50,6 +50,7 @@ from games.services.tables import (
     table_remove_bot,
     table_seat_bot_account,
     table_sit,
+    table_visit,
     validate_move_days,
     validate_time_control,
 )
@@ -102,6 +103,7 @@ __all__ = [
     "table_remove_bot",
     "table_seat_bot_account",
     "table_sit",
+    "table_visit",
     "tournament_clocks_start",
     "tournament_clocks_stop",
     "tournament_hand_deal",

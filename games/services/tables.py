@@ -15,7 +15,7 @@ from accounts.models import User
 from core.errors import Refused
 from games import events
 from games.engine import Rules
-from games.models import MAX_SEATS, MIN_SEATS, MOVE_DAYS, BotLevel, Match, Seat, Table
+from games.models import MAX_SEATS, MIN_SEATS, MOVE_DAYS, BotLevel, Hand, Match, Seat, Table
 from games.services._common import (
     TABLE_NAME_MAX,
     _locked_table,
@@ -161,6 +161,21 @@ def table_leave(*, table_id: int, user: User) -> None:
         seat.user = None
         seat.save(update_fields=["user", "bot_level"])
         _seating_changed(table)
+
+
+def table_visit(*, table_id: int, user: User, hand: Hand | None) -> int:
+    """``user`` opens the page of a correspondence table where he sits, showing ``hand``
+    (None: no hand in play): remember how far he has seen it, and return how many of its
+    actions are new to him since his last visit (all of them if he last saw another
+    hand). 0 for anyone not seated there. One query for the seat, one to update it."""
+    seat = Seat.objects.filter(table_id=table_id, user=user).first()
+    if seat is None or hand is None:
+        return 0
+    actions = hand.engine_state.history_length
+    new = actions - seat.seen_actions if seat.seen_hand_id == hand.pk else actions
+    if (seat.seen_hand_id, seat.seen_actions) != (hand.pk, actions):
+        Seat.objects.filter(pk=seat.pk).update(seen_hand_id=hand.pk, seen_actions=actions)
+    return max(0, new)
 
 
 def table_add_bot(*, table_id: int, by: User, position: int, level: str) -> Seat:

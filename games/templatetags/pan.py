@@ -119,6 +119,15 @@ def profile_label(key: str) -> str:
     return selectors.profile_name(key, translation.get_language() or "")
 
 
+@register.simple_tag(takes_context=True)
+def waiting_games_count(context: template.Context) -> int:
+    """How many correspondence games wait for the page's signed-in user's move."""
+    user = context.get("user")
+    if user is None or not user.is_authenticated:
+        return 0
+    return selectors.waiting_count(user=user)
+
+
 @register.simple_tag
 def time_control(table: object) -> str:
     return selectors.time_control_label(
@@ -331,9 +340,24 @@ def log_section(view: selectors.TableView, oob: bool = False) -> SafeString:
     table-keys.js says it or "Your turn")."""
     lines = ""
     if view.last_actions:
+        # Those new since the player's last visit of a correspondence table: marked, and
+        # said to a screen reader too.
+        new = _("new since your last visit")
         lines = format_html(
             '<ol data-testid="action-log">{}</ol>',
-            SafeString("".join(format_html("<li>{}</li>", line) for line in view.last_actions)),
+            SafeString(
+                "".join(
+                    format_html(
+                        '<li class="unseen" data-testid="unseen-action">{} '
+                        '<span class="unseen-mark">{}</span></li>',
+                        line,
+                        new,
+                    )
+                    if i < view.new_actions
+                    else format_html("<li>{}</li>", line)
+                    for i, line in enumerate(view.last_actions)
+                )
+            ),
         )
     mover = next((p.name for p in view.players if p.to_move), None)
     return format_html(

@@ -1,0 +1,108 @@
+"""My games (/games/): every table of the player's, the most urgent first; the header's
+count of correspondence games waiting for his move; the table page's mark on the
+actions since his last visit. Time is passed in."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games import selectors, services
+from games.engine import move_to_json
+from games.models import Hand
+from tests.factories import client_for, make_table, make_user
+
+pytestmark = pytest.mark.django_db
+
+DAY = timedelta(days=1)
+
+
+def start(table, now) -> Hand:
+    services.match_start(table_id=table.pk, by=table.owner, now=now)
+    return Hand.objects.get(match__table=table)
+
+
+def act(hand: Hand, now) -> Hand:
+    state = hand.engine_state
+    return services.hand_act(
+        hand_id=hand.pk,
+        move=move_to_json(state.legal_moves()[0]),
+        version=hand.version,
+        user=hand.match.players.get(seat=state.to_move).user,
+        now=now,
+    )
+
+
+def to_move(hand: Hand):
+    return hand.match.players.get(seat=hand.engine_state.to_move).user
+
+
+def game_with(ola, *, days: int, now, ola_to_move: bool, name: str) -> Hand:
+    """A started table of ``days`` per move where ``ola`` sits with another player, with
+    the turn his or the other's as asked (moves are made until it is)."""
+    table = make_table(ola, players=2, move_days=days, name=name)
+    hand = start(table, now)
+    while (to_move(hand) == ola) != ola_to_move:
+        hand = act(hand, now)
+    return hand
+
+
+def test_my_games_lists_his_move_first_by_deadline_then_the_others_then_open_tables():
+    ola = make_user("ola_games")
+    t0 = timezone.now()
+    theirs_soon = game_with(ola, days=1, now=t0, ola_to_move=False, name="Theirs soon")
+    mine_late = game_with(ola, days=7, now=t0, ola_to_move=True, name="Mine late")
+    game_with(ola, days=2, now=t0, ola_to_move=True, name="Mine soon")
+    real_time = make_table(ola, players=2, name="Real time")
+    start(real_time, t0)  # 3 minutes per hand: his or the other's move, soonest of all
+    make_table(ola, players=1, name="Still open", move_days=3)
+    make_table(make_user(), players=2, name="Not his")
+    games = selectors.my_games(user=ola, now=t0 + timedelta(hours=1))
+    names = [g.table.name for g in games]
+    real_time_mine = games[names.index("Real time")].my_turn
+    expected_mine = ["Real time"] * real_time_mine + ["Mine soon", "Mine late"]
+    expected_theirs = ["Real time"] * (not real_time_mine) + ["Theirs soon"]
+    assert names == [*expected_mine, *expected_theirs, "Still open"]
+    soon = games[names.index("Mine soon")]
+    assert soon.my_turn and soon.left_ms == (2 * 24 - 1) * 3_600_000
+    assert games[names.index("Theirs soon")].to_move == to_move(theirs_soon).username
+
+    page = client_for(ola).get("/games/").content.decode()
+    shown = re.findall(r'data-testid="my-game" data-table="(\d+)"', page)
+    assert shown == [str(g.table.pk) for g in games]
+    assert "Your move" in page and "2 days per move" in page
+    assert mine_late.match.table.name in page
+    assert client_for().get("/games/").status_code == 302  # signed in only
+
+
+def test_the_header_counts_the_correspondence_games_waiting_for_his_move():
+    ola = make_user("ola_count")
+    t0 = timezone.now()
+    game_with(ola, days=1, now=t0, ola_to_move=True, name="A")
+    game_with(ola, days=3, now=t0, ola_to_move=True, name="B")
+    game_with(ola, days=3, now=t0, ola_to_move=False, name="C")
+    assert selectors.waiting_count(user=ola) == 2
+    page = client_for(ola).get("/rules/").content.decode()
+    assert re.search(r'data-testid="my-games-count" data-count="2"', page)
+
+
+def test_the_table_marks_the_actions_since_the_players_last_visit():
+    ola = make_user("ola_seen")
+    t0 = timezone.now()
+    table = make_table(ola, players=2, move_days=2)
+    hand = start(table, t0)
+    client = client_for(ola)
+    client.get(table.get_absolute_url())  # his visit: he has seen the hand as it is
+    for step in range(3):
+        hand = act(hand, t0 + (step + 1) * timedelta(hours=5))
+    page = client.get(table.get_absolute_url()).content.decode()
+    assert page.count('data-testid="unseen-action"') == 3
+    assert "new since your last visit" in page
+    again = client.get(table.get_absolute_url()).content.decode()  # seen now
+    assert 'data-testid="unseen-action"' not in again
+    # The other player, who never opened the page, has every action of the hand new.
+    other = client_for(hand.match.players.exclude(user=ola).get().user)
+    assert other.get(table.get_absolute_url()).content.decode().count("unseen-action") == 3
