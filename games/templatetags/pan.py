@@ -344,7 +344,8 @@ def log_section(view: selectors.TableView, oob: bool = False) -> SafeString:
         # said to a screen reader too.
         new = _("new since your last visit")
         lines = format_html(
-            '<ol data-testid="action-log">{}</ol>',
+            '<ol data-testid="action-log" data-history="{}">{}</ol>',
+            view.history_length,
             SafeString(
                 "".join(
                     format_html(
