@@ -11,28 +11,19 @@ from django.utils import timezone
 from games import services, signals
 from games.clock import ClockTicker
 from games.engine import move_to_json
-from games.models import Action, BotLevel, Hand, Match
-from tests.factories import client_for, make_table, make_user, table_form
+from games.models import Action, BotLevel, Match
+from tests.factories import (
+    act_first_legal,
+    client_for,
+    first_hand,
+    make_table,
+    make_user,
+    table_form,
+)
 
 pytestmark = pytest.mark.django_db
 
 DAY = timedelta(days=1)
-
-
-def start(table, now) -> Hand:
-    services.match_start(table_id=table.pk, by=table.owner, now=now)
-    return Hand.objects.get(match__table=table)
-
-
-def act(hand: Hand, now) -> Hand:
-    state = hand.engine_state
-    return services.hand_act(
-        hand_id=hand.pk,
-        move=move_to_json(state.legal_moves()[0]),
-        version=hand.version,
-        user=hand.match.players.get(seat=state.to_move).user,
-        now=now,
-    )
 
 
 @pytest.fixture
@@ -51,10 +42,10 @@ def turns():
 def test_a_correspondence_table_gives_days_per_move_and_a_move_restores_them():
     table = make_table(players=2, move_days=2)
     t0 = timezone.now()
-    hand = start(table, t0)
+    hand = first_hand(table, t0)
     assert hand.deadline == t0 + 2 * DAY
     mover = hand.engine_state.to_move
-    hand = act(hand, t0 + DAY + timedelta(hours=5))
+    hand = act_first_legal(hand, t0 + DAY + timedelta(hours=5))
     assert hand.clock_ms[mover] == 2 * 86_400_000  # his full two days again, nothing banked
     assert hand.deadline == t0 + 3 * DAY + timedelta(hours=5)
 
@@ -62,11 +53,11 @@ def test_a_correspondence_table_gives_days_per_move_and_a_move_restores_them():
 def test_a_move_after_the_day_deadline_is_refused_and_the_timeout_applies_once():
     table = make_table(players=2, move_days=1)
     t0 = timezone.now()
-    hand = start(table, t0)
+    hand = first_hand(table, t0)
     late_seat = hand.engine_state.to_move
     late = t0 + DAY + timedelta(seconds=1)
     with pytest.raises(services.Refused, match="Your time ran out"):
-        act(hand, late)
+        act_first_legal(hand, late)
     # Every other layer of the clock finds nothing left to do.
     assert services.hand_timeout(hand_id=hand.pk, now=late) is False
     assert services.hand_check_deadline(hand_id=hand.pk, now=late + DAY) is False
@@ -80,7 +71,7 @@ def test_a_move_after_the_day_deadline_is_refused_and_the_timeout_applies_once()
 def test_the_ticker_applies_a_day_deadline_and_not_a_minute_early():
     table = make_table(players=2, move_days=3)
     t0 = timezone.now()
-    hand = start(table, t0)
+    hand = first_hand(table, t0)
     ClockTicker(now=lambda: t0 + 3 * DAY - timedelta(minutes=1)).tick()
     hand.refresh_from_db()
     assert hand.outcome is None
@@ -95,13 +86,13 @@ def test_the_turn_signal_goes_once_per_turn_to_the_person_to_move(
     table = make_table(players=2, move_days=5)
     t0 = timezone.now()
     with django_capture_on_commit_callbacks(execute=True):
-        hand = start(table, t0)
+        hand = first_hand(table, t0)
     first = hand.match.players.get(seat=hand.engine_state.to_move).user_id
     assert turns == [
         {"table_id": table.pk, "hand_id": hand.pk, "user_id": first, "deadline": hand.deadline}
     ]
     with django_capture_on_commit_callbacks(execute=True):
-        moved = act(hand, t0 + timedelta(hours=2))
+        moved = act_first_legal(hand, t0 + timedelta(hours=2))
     second = moved.match.players.get(seat=moved.engine_state.to_move).user_id
     assert len(turns) == 2 and turns[1]["user_id"] == second
     assert turns[1]["deadline"] == t0 + timedelta(hours=2) + 5 * DAY
@@ -126,15 +117,15 @@ def test_no_turn_signal_for_a_bot_or_at_a_real_time_table(
     real_time = make_table(players=2)
     t0 = timezone.now()
     with django_capture_on_commit_callbacks(execute=True):
-        hand = start(with_bot, t0)
-        start(real_time, t0)
+        hand = first_hand(with_bot, t0)
+        first_hand(real_time, t0)
     bot_seat = hand.match.players.get(bot_level=BotLevel.RANDOM).seat
     if hand.engine_state.to_move == bot_seat:
         assert turns == []
     else:
         assert [t["user_id"] for t in turns] == [owner.pk]
         with django_capture_on_commit_callbacks(execute=True):
-            act(hand, t0 + timedelta(minutes=1))
+            act_first_legal(hand, t0 + timedelta(minutes=1))
         assert len(turns) == 1  # the bot's turn sends nothing
 
 

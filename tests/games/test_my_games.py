@@ -10,30 +10,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import selectors, services
-from games.engine import move_to_json
+from games import selectors
 from games.models import Hand
-from tests.factories import client_for, make_table, make_user
+from tests.factories import act_first_legal, client_for, first_hand, make_table, make_user
 
 pytestmark = pytest.mark.django_db
 
 DAY = timedelta(days=1)
-
-
-def start(table, now) -> Hand:
-    services.match_start(table_id=table.pk, by=table.owner, now=now)
-    return Hand.objects.get(match__table=table)
-
-
-def act(hand: Hand, now) -> Hand:
-    state = hand.engine_state
-    return services.hand_act(
-        hand_id=hand.pk,
-        move=move_to_json(state.legal_moves()[0]),
-        version=hand.version,
-        user=hand.match.players.get(seat=state.to_move).user,
-        now=now,
-    )
 
 
 def to_move(hand: Hand):
@@ -44,9 +27,9 @@ def game_with(ola, *, days: int, now, ola_to_move: bool, name: str) -> Hand:
     """A started table of ``days`` per move where ``ola`` sits with another player, with
     the turn his or the other's as asked (moves are made until it is)."""
     table = make_table(ola, players=2, move_days=days, name=name)
-    hand = start(table, now)
+    hand = first_hand(table, now)
     while (to_move(hand) == ola) != ola_to_move:
-        hand = act(hand, now)
+        hand = act_first_legal(hand, now)
     return hand
 
 
@@ -57,7 +40,7 @@ def test_my_games_lists_his_move_first_by_deadline_then_the_others_then_open_tab
     mine_late = game_with(ola, days=7, now=t0, ola_to_move=True, name="Mine late")
     game_with(ola, days=2, now=t0, ola_to_move=True, name="Mine soon")
     real_time = make_table(ola, players=2, name="Real time")
-    start(real_time, t0)  # 3 minutes per hand: his or the other's move, soonest of all
+    first_hand(real_time, t0)  # 3 minutes per hand: his or the other's move, soonest of all
     make_table(ola, players=1, name="Still open", move_days=3)
     make_table(make_user(), players=2, name="Not his")
     games = selectors.my_games(user=ola, now=t0 + timedelta(hours=1))
@@ -93,13 +76,13 @@ def test_the_table_marks_the_actions_since_the_players_last_visit():
     ola = make_user("ola_seen")
     t0 = timezone.now()
     table = make_table(ola, players=2, move_days=2)
-    hand = start(table, t0)
+    hand = first_hand(table, t0)
     if to_move(hand) == ola:
-        hand = act(hand, t0 + timedelta(hours=1))
+        hand = act_first_legal(hand, t0 + timedelta(hours=1))
     client = client_for(ola)
     client.get(table.get_absolute_url())  # her visit: she has seen the hand as it is
     seen = hand.engine_state.history_length
-    hand = act(hand, t0 + timedelta(hours=5))  # the other's move, while she is away
+    hand = act_first_legal(hand, t0 + timedelta(hours=5))  # the other's move, while she is away
     page = client.get(table.get_absolute_url()).content.decode()
     new = hand.engine_state.history_length - seen
     assert new >= 1 and page.count('data-testid="unseen-action"') == new
@@ -112,12 +95,12 @@ def test_his_own_move_is_not_new_to_him_at_his_next_visit():
     ola = make_user("ola_own")
     t0 = timezone.now()
     table = make_table(ola, players=2, move_days=2)
-    hand = start(table, t0)
-    hand = act(hand, t0 + timedelta(hours=1))  # someone's move: new to the other
+    hand = first_hand(table, t0)
+    hand = act_first_legal(hand, t0 + timedelta(hours=1))  # someone's move: new to the other
     mover = to_move(hand)
     client = client_for(mover)
     assert 'data-testid="unseen-action"' in client.get(table.get_absolute_url()).content.decode()
-    act(hand, t0 + timedelta(hours=2))  # his own move
+    act_first_legal(hand, t0 + timedelta(hours=2))  # his own move
     assert (
         'data-testid="unseen-action"' not in client.get(table.get_absolute_url()).content.decode()
     )
