@@ -194,6 +194,7 @@ def the_pages() -> dict[str, str]:
         "rules": "/rules/",
         "fairness": "/fairness/",
         "tv": "/tv/",
+        "my games": "/games/",
     }
 
 
