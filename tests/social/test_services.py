@@ -121,6 +121,11 @@ def test_a_correspondence_challenge_makes_a_table_of_days_per_move():
     ola, janek = make_user(), make_user()
     sent = challenge(ola, janek, move_days=7)
     assert "7 days per move" in selectors.challenge_summary(sent)
+    assert selectors.challenge_json(sent)["timeControl"] == {
+        "type": "correspondence",
+        "daysPerTurn": 7,
+        "show": "7 days per move",
+    }
     accepted = services.challenge_accept(challenge_id=sent.pk, user=janek)
     table = Table.objects.get(pk=accepted.table_id)
     assert table.move_days == 7 and table.status == Table.Status.PLAYING
