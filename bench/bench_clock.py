@@ -11,7 +11,14 @@ was applied (``finished_at``) minus the deadline. Phases:
 4. both SIGKILLed until 1 s after the last deadline, then a worker comes back and catches
    up (the lateness is the downtime plus the catch-up);
 5. the main queue flooded with the moves of tables of ISMCTS bots: worker and beat, then
-   the flooded worker alone (beat SIGKILLed), its ticker sharing the CPU with the bots.
+   the flooded worker alone (beat SIGKILLed), its ticker sharing the CPU with the bots;
+6. day-scale: correspondence hands (one day per move) whose turn started, by the time
+   passed in to the service, a day before their deadline falls due in the next seconds;
+   worker and beat SIGKILLed before it falls due and started again after it.
+
+Before them, the cost of open correspondence games to a ticker: one tick's queries and
+milliseconds with none, then with ``--open-correspondence`` (10,000) games whose day
+deadlines lie ahead (``--correspondence-only``: only that and phase 6).
 
 Prints p50 / p99 / max of the lateness for every phase, and the tasks pending in the
 broker (queued, or held by a worker until their eta) at their most during it, by task:
@@ -33,7 +40,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -67,8 +74,14 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def schedule_deadlines(count: int, spread: float, base_seconds: int) -> dict[int, object]:
-    """Start ``count`` two-player matches spread over ``spread`` seconds; deadline per hand."""
+def schedule_deadlines(
+    count: int, spread: float, base_seconds: int, *, move_days: int = 0
+) -> dict[int, object]:
+    """Start ``count`` two-player matches spread over ``spread`` seconds; deadline per hand.
+    With ``move_days``, correspondence matches whose turn started (by the time passed in)
+    ``move_days`` days less ``base_seconds`` ago: their day deadlines fall due as soon."""
+    from django.utils import timezone
+
     from accounts.models import User
     from games import services
     from games.engine import Rules
@@ -89,13 +102,96 @@ def schedule_deadlines(count: int, spread: float, base_seconds: int) -> dict[int
             seats=2,
             base_seconds=base_seconds,
             increment_seconds=0,
+            move_days=move_days,
         )
         services.table_sit(table_id=table.pk, user=users[2 * i + 1])
-        services.match_start(table_id=table.pk, by=users[2 * i])
+        started = timezone.now() - timedelta(days=move_days, seconds=-base_seconds)
+        services.match_start(table_id=table.pk, by=users[2 * i], now=started if move_days else None)
         hand = Hand.objects.get(match__table=table)
         deadlines[hand.pk] = hand.deadline
         time.sleep(max(0.0, began + spread * (i + 1) / count - time.monotonic()))
     return deadlines
+
+
+def open_correspondence_games(count: int, *, move_days: int = 3) -> None:
+    """``count`` correspondence hands in play, copies of one dealt hand, whose deadlines
+    lie spread over the next ``move_days`` days (none due): rows written in bulk, with
+    their matches, at one table (the ticker reads only the hands)."""
+    import random
+
+    from django.db import connection
+    from django.utils import timezone
+
+    from accounts.models import User
+    from games import services
+    from games.engine import Rules
+    from games.models import Hand, Match
+
+    stamp = int(time.time() * 1000)
+    owner, other = User.objects.bulk_create(
+        User(username=f"corr{stamp}_{i}", email=f"c{stamp}_{i}@example.com") for i in range(2)
+    )
+    table = services.table_create(
+        owner=owner, name="correspondence", rules=Rules(), seats=2, move_days=move_days
+    )
+    services.table_sit(table_id=table.pk, user=other)
+    template = services.match_start(table_id=table.pk, by=owner).hands.get()
+    now = timezone.now()
+    for first in range(0, count, 2000):
+        matches = Match.objects.bulk_create(
+            Match(table=table, state=template.match.state) for _ in range(min(2000, count - first))
+        )
+        hands = []
+        for match in matches:
+            started = now - timedelta(seconds=random.uniform(0, move_days * 86_400 - 3_600))
+            hands.append(
+                Hand(
+                    match=match,
+                    number=1,
+                    dealer=template.dealer,
+                    seed=template.seed,
+                    salt=template.salt,
+                    commitment=template.commitment,
+                    state=template.state,
+                    clock_ms=template.clock_ms,
+                    move_ms=template.move_ms,
+                    turn_started_at=started,
+                    deadline=started + timedelta(days=move_days),
+                )
+            )
+        Hand.objects.bulk_create(hands)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE games_hand")
+
+
+def ticker_cost(ticks: int) -> tuple[float, float, float]:
+    """Queries per tick, and the median and p99 milliseconds of one tick of a ticker in
+    this process, with nothing due."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.clock import ClockTicker
+
+    ticker = ClockTicker()
+    ticker.tick()  # the connection is open, the plan cached
+    times, queries = [], 0
+    for _ in range(ticks):
+        with CaptureQueriesContext(connection) as captured:
+            began = time.perf_counter()
+            ticker.tick()
+            times.append((time.perf_counter() - began) * 1000)
+        queries += len(captured)
+    return queries / ticks, statistics.median(times), percentile(times, 0.99)
+
+
+def ticker_plan() -> str:
+    """How PostgreSQL reads the due hands (the ticker's query, explained)."""
+    from django.utils import timezone
+
+    from games.models import Hand
+
+    due = Hand.objects.filter(outcome__isnull=True, deadline__lte=timezone.now())
+    return due.order_by("deadline").values_list("pk", "version", "deadline").explain()
 
 
 def flood_with_bots(count: int) -> list[int]:
@@ -225,12 +321,40 @@ def report(label: str, values: list[float], most: dict[str, int]) -> None:
     print(f"  pending tasks at most: {pending} (live hands {live})")
 
 
+def day_scale_restart(count: int, kill: Callable, up: Callable) -> None:
+    """Phase 6: day deadlines fall due while worker and beat are down; both come back."""
+    from django.utils import timezone
+
+    print(
+        f"phase 6: {count} correspondence hands (1 day per move) whose day deadline falls due "
+        f"within 5 s; worker and beat SIGKILLed until 1 s after the last, then restarted"
+    )
+    with watching_pending() as most:
+        deadlines = schedule_deadlines(count, 2.0, base_seconds=5, move_days=1)
+        kill("worker", "beat")
+        last = max(deadlines.values())
+        time.sleep(max(0.0, (last - timezone.now()).total_seconds() + 1.0))
+        up("worker", "beat")
+        values = lateness_ms(deadlines, timeout=60)
+    report("day deadlines, all down while due, then worker and beat", values, most)
+    from games.models import Action
+
+    applied = Action.objects.filter(hand__in=deadlines, move__type="timeout").count()
+    print(f"  timeouts applied: {applied} for {len(deadlines)} hands (each exactly once)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deadlines", type=int, default=240)
     parser.add_argument("--spread", type=float, default=20.0, help="seconds to start them over")
     parser.add_argument("--killed", type=int, default=60, help="deadlines in the later phases")
     parser.add_argument("--flood", type=int, default=40, help="bot tables in the flood phases")
+    parser.add_argument(
+        "--open-correspondence", type=int, default=10_000, help="open games for the tick cost"
+    )
+    parser.add_argument(
+        "--correspondence-only", action="store_true", help="only the tick cost and phase 6"
+    )
     options = parser.parse_args()
 
     start_django(fresh=True)
@@ -280,8 +404,20 @@ def main() -> None:
         f"(threads, concurrency 8) and beat, each with a ticker polling every "
         f"{POLL_INTERVAL} s; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
     )
+    count = options.open_correspondence
+    for label, adding in (("no open games", 0), (f"{count:,} open correspondence games", count)):
+        open_correspondence_games(adding)
+        queries, median, p99 = ticker_cost(200)
+        print(
+            f"ticker, {label}: {queries:.0f} query per tick, {median:.2f} ms median, "
+            f"{p99:.2f} ms p99 (nothing due)"
+        )
+    print("  " + ticker_plan().replace("\n", "\n  "))
     try:
         up("worker", "beat")
+        if options.correspondence_only:
+            day_scale_restart(options.killed, kill, up)
+            return
         print(f"phase 1: {options.deadlines} deadlines over {options.spread:.0f} s, all healthy")
         with watching_pending() as most:
             deadlines = schedule_deadlines(options.deadlines, options.spread, base_seconds=5)
@@ -322,6 +458,7 @@ def main() -> None:
                     values = lateness_ms(deadlines, timeout=90)
                 report(f"flood, {label}", values, most)
             stop_flood(flood)
+        day_scale_restart(options.killed, kill, up)
     finally:
         kill(*list(running), sig=signal.SIGTERM)
     print(f"logs: {logs}")

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from core.broadcast import publish_from_loop, send_on_commit
+from core.broadcast import group_send, publish_from_loop, send_on_commit, user_group
 from core.tasks import task_on_commit, task_send
+from games import signals
 from games.engine import move_to_json
 
 if TYPE_CHECKING:
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 LOBBY_GROUP = "lobby"
+# To a player's sockets: the games waiting for his move may have changed (the header's
+# count on the page's own socket, social.consumers).
+MY_GAMES_CHANGED = "my_games.changed"
 # The tasks (games.tasks) by their registered names: events never import the tasks module.
 TASK_BOT_ACT, TASK_NEXT_HAND = "games.bot_act", "games.match_next_hand"
 BOT_DELAY = (0.6, 1.4)  # seconds: a short, human-like pause before a bot acts
@@ -130,10 +134,13 @@ def hand_changed(
     From a thread, inside the change's transaction: they leave when it commits.
     ``committed``: the caller is in the event loop and its write has committed (the
     move's one statement, ``services.moves``); they leave now, and the mover waits on
-    neither the publish nor the broker."""
+    neither the publish nor the broker. (A correspondence hand's change is never
+    ``committed`` so: its turn's receivers use the ORM, ``services.moves``.)"""
     if not committed:
         table_changed_on_commit(table_id, hand_id=hand.pk, version=hand.version, moved=hand)
         schedule_bot_if_needed_on_commit(hand, players=players)
+        if hand.move_ms:
+            correspondence_changed_on_commit(hand, table_id=table_id, players=players)
         return
     try:
         event = table_changed_event(hand_id=hand.pk, version=hand.version, moved=hand)
@@ -144,6 +151,35 @@ def hand_changed(
             loop.run_in_executor(None, _schedule_bot_logged, hand.pk, hand.version, delay)
     except Exception:  # as core.broadcast: a failed send must not undo a committed move
         logger.exception("telling table %s of hand %s failed", table_id, hand.pk)
+
+
+def correspondence_changed_on_commit(
+    hand: Hand, *, table_id: int, players: list[MatchPlayer] | None = None
+) -> None:
+    """After a correspondence hand's change commits: every human player's count of the
+    games waiting for his move is told to change, and if the turn passed to a person
+    (not a bot's seat nor a bot account) ``signals.correspondence_turn`` is sent, once
+    for this version of the hand, that is once per turn."""
+    from accounts.models import User
+    from games.models import Hand, MatchPlayer
+
+    if players is None:
+        players = list(MatchPlayer.objects.filter(match_id=hand.match_id))
+    humans = {p.seat: p.user_id for p in players if p.user_id and not p.bot_level}
+    to_move = humans.get(hand.state["to_move"]) if hand.outcome is None else None
+    hand_id, deadline = hand.pk, hand.deadline
+
+    def publish() -> None:
+        for user_id in humans.values():
+            group_send(user_group(user_id), {"type": MY_GAMES_CHANGED})
+        if to_move is None or deadline is None:
+            return
+        if User.objects.filter(pk=to_move, is_bot_account=False).exists():
+            signals.correspondence_turn.send(
+                sender=Hand, table_id=table_id, hand_id=hand_id, user_id=to_move, deadline=deadline
+            )
+
+    transaction.on_commit(publish)
 
 
 def schedule_bot_if_needed_on_commit(

@@ -12,7 +12,14 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import PROFILES, Rules
-from games.services import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MIN_BASE_SECONDS, TIME_PRESETS
+from games.selectors import move_days_label
+from games.services import (
+    DAY_PRESETS,
+    MAX_BASE_SECONDS,
+    MAX_INCREMENT_SECONDS,
+    MIN_BASE_SECONDS,
+    TIME_PRESETS,
+)
 from games.teaching import option_section
 
 CUSTOM = "custom"
@@ -63,6 +70,18 @@ def time_control_choices() -> list[tuple[str, str]]:
     return [*((key, key) for key in TIME_PRESETS), (CUSTOM, _("Custom"))]
 
 
+def time_and_day_choices() -> list[tuple[str, Any]]:
+    """``time_control_choices`` and the correspondence controls (``DAY_PRESETS``), each
+    kind in its group: what a table or a challenge may be played at."""
+    return [
+        (_("Real time"), time_control_choices()),
+        (
+            _("Correspondence"),
+            [(key, move_days_label(days)) for key, days in DAY_PRESETS.items()],
+        ),
+    ]
+
+
 def time_control_of(base_seconds: int, increment_seconds: int) -> str:
     """The preset with these seconds, else "custom" (to fill a form in from a record)."""
     for key, seconds in TIME_PRESETS.items():
@@ -72,10 +91,16 @@ def time_control_of(base_seconds: int, increment_seconds: int) -> str:
 
 
 def clean_time_control(form: forms.Form, data: dict[str, Any]) -> None:
-    """Set ``base_seconds`` and ``increment_seconds`` in ``data`` from the chosen preset,
-    or check the ones given by hand for "custom" (an error on the form if missing). A
-    form posted without a choice (an older page) counts as "custom"."""
+    """Set ``move_days`` in ``data`` (0 but for a correspondence control), and
+    ``base_seconds`` and ``increment_seconds`` from the chosen preset, or check the ones
+    given by hand for "custom" (an error on the form if missing). A form posted without
+    a choice (an older page) counts as "custom"."""
     choice = data.get("time_control") or CUSTOM
+    data["move_days"] = DAY_PRESETS.get(choice, 0)
+    if choice in DAY_PRESETS:
+        # Unused at a correspondence table: the defaults of a table, to be stored.
+        data["base_seconds"], data["increment_seconds"] = TIME_PRESETS["3+2"]
+        return
     if choice == CUSTOM:
         if data.get("base_seconds") is None and "base_seconds" not in form.errors:
             form.add_error("base_seconds", _("Give the seconds per hand."))
@@ -95,7 +120,7 @@ class TableForm(forms.Form):
         label=_("Seats"), choices=[(2, "2"), (3, "3"), (4, "4")], coerce=int, initial=4
     )
     time_control = forms.ChoiceField(
-        label=TIME_CONTROL_LABEL, choices=time_control_choices, initial="3+2"
+        label=TIME_CONTROL_LABEL, choices=time_and_day_choices, initial="3+2"
     )
     base_seconds = forms.IntegerField(
         label=_("Custom: seconds per hand"),

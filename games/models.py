@@ -21,6 +21,9 @@ from django.utils.translation import gettext_lazy as _
 from games.engine import Clock, HandState, MatchState, Reason, Rules
 
 MIN_SEATS, MAX_SEATS = 2, 4
+# The days per move a correspondence table offers (Table.move_days; 0 is real time).
+MOVE_DAYS = (1, 2, 3, 5, 7, 14)
+MS_PER_DAY = 86_400_000
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -74,6 +77,9 @@ class Table(models.Model):
     seats_count = models.PositiveSmallIntegerField(_("seats"), default=4)
     base_seconds = models.PositiveIntegerField(_("minutes per hand (in seconds)"), default=180)
     increment_seconds = models.PositiveIntegerField(_("seconds added per action"), default=2)
+    # 0: a real-time table (minutes per hand above); else a correspondence table, with
+    # this many days for each move (a move restores the full time).
+    move_days = models.PositiveSmallIntegerField(_("days per move"), default=0)
     is_public = models.BooleanField(_("public"), default=True)
     rated = models.BooleanField(_("rated"), default=True)
     # Seated and dealt by a floor above games (a tournament): no casual seating command
@@ -123,6 +129,10 @@ class Seat(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     bot_level = models.CharField(max_length=16, choices=BotLevel.choices, blank=True)
+    # How far its player had seen the hand in play when he last opened a correspondence
+    # table (the hand's id and how many actions its log held), so the page marks the newer.
+    seen_hand_id = models.PositiveIntegerField(null=True, blank=True)
+    seen_actions = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["table", "position"]
@@ -270,6 +280,7 @@ class Hand(models.Model):
     version = models.PositiveIntegerField(default=1)
     clock_ms = models.JSONField(default=list)
     increment_ms = models.PositiveIntegerField(default=0)
+    move_ms = models.PositiveIntegerField(default=0)  # > 0: a correspondence clock (Clock.move_ms)
     turn_started_at = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)
     outcome = models.JSONField(null=True, blank=True)
@@ -322,6 +333,7 @@ class Hand(models.Model):
         return Clock.from_stored(
             clock_ms=self.clock_ms,
             increment_ms=self.increment_ms,
+            move_ms=self.move_ms,
             to_move=self.state["to_move"],
             turn_started_at=_instant_or_none(self.turn_started_at),
             deadline=_instant_or_none(self.deadline),
@@ -336,6 +348,7 @@ class Hand(models.Model):
         stored = clock.to_stored()
         self.clock_ms = stored["clock_ms"]
         self.increment_ms = stored["increment_ms"]
+        self.move_ms = stored["move_ms"]
         self.turn_started_at = _moment_or_none(stored["turn_started_at"])
         self.deadline = _moment_or_none(stored["deadline"])
 

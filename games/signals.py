@@ -23,3 +23,9 @@ match_finished = Signal()
 # arguments: ``user_id``, ``now``. Sent outside any transaction of games', so what a
 # receiver does (moderation mutes a repeated flooder) stays although the message is refused.
 chat_flooded = Signal()
+
+# A correspondence table's turn passed to a seated person (a move, a timeout's next hand, a
+# deal). Sent after the commit, once per turn. Keyword arguments: ``table_id``,
+# ``hand_id``, ``user_id`` (whose turn it is), ``deadline`` (an aware datetime: when his
+# time for this move runs out).
+correspondence_turn = Signal()

@@ -17,6 +17,7 @@ urlpatterns = [
     path("hands/<int:hand_id>/analysis/", views.hand_analysis, name="hand_analysis"),
     path("hands/<int:hand_id>.json", views.hand_export, name="hand_export"),
     path("fairness/", views.fairness, name="fairness"),
+    path("games/", views.my_games, name="my_games"),
     path("tv/", views.tv, name="tv"),
     path("tv/current/", views.tv_current, name="tv_current"),
     path("ratings/", views.leaderboard, name="leaderboard"),

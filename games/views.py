@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -54,6 +56,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
                 seats=data["seats"],
                 base_seconds=data["base_seconds"],
                 increment_seconds=data["increment_seconds"],
+                move_days=data["move_days"],
                 is_public=data["is_public"],
                 rated=data["rated"],
             )
@@ -62,6 +65,13 @@ def table_create(request: HttpRequest) -> HttpResponse:
         else:
             return redirect(table)
     return render(request, "games/table_create.html", {"form": form})
+
+
+@login_required
+def my_games(request: HttpRequest) -> HttpResponse:
+    """My games: every table the player sits at, the most urgent first."""
+    games = selectors.my_games(user=request.user, now=timezone.now())
+    return render(request, "games/my_games.html", {"games": games})
 
 
 def tv(request: HttpRequest) -> HttpResponse:
@@ -91,6 +101,9 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     if not selectors.can_view_table(table, request.user, request.session.get("invited_tables", [])):
         raise Http404(_("This table is private."))
     view = selectors.table_view(table=table, viewer=request.user)
+    if table.move_days and view.my_seat is not None:
+        new = services.table_visit(table_id=table.pk, user=request.user, hand=view.hand)
+        view = replace(view, new_actions=min(new, len(view.last_actions)))
     invite_url = request.build_absolute_uri(f"/t/{table.invite_token}/")
     return render(request, "games/table.html", {"v": view, "invite_url": invite_url})
 

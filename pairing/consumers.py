@@ -29,7 +29,7 @@ from django.utils.translation import ngettext
 from core.errors import Refused
 from games.live import LiveSocket, in_pool
 from games.models import Table
-from games.services import TIME_PRESETS
+from games.services import PRESET_KEYS
 from pairing import events, matching, services
 from pairing.models import SEEN_EVERY, SIZES
 
@@ -93,7 +93,7 @@ class SeekConsumer(LiveSocket):
         # Hear the counts before the seek exists, so that none of them is missed (a group
         # name is made only of a known time control; the service refuses another).
         self.seeking = (time_control, size)
-        if time_control in TIME_PRESETS:
+        if time_control in PRESET_KEYS:
             self.waiting_group_name = events.waiting_group(time_control)
             await self.channel_layer.group_add(self.waiting_group_name, self.channel_name)
         try:

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from games.services import TIME_PRESETS
+from games.services import PRESET_KEYS
 
 SIZES = (2, 3, 4)  # a seek's size; None (no value) is "any size"
 # The wait (seconds before the seeker may fill the seats with bots) the panel offers
@@ -23,7 +23,7 @@ class Seek(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seek"
     )
     time_control = models.CharField(
-        _("time control"), max_length=8, choices=[(key, key) for key in TIME_PRESETS]
+        _("time control"), max_length=8, choices=[(key, key) for key in PRESET_KEYS]
     )
     size = models.PositiveSmallIntegerField(
         _("seats"), null=True, blank=True, choices=[(n, str(n)) for n in SIZES]

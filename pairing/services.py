@@ -20,7 +20,7 @@ from core.errors import Refused
 from games import services as games
 from games.engine import PROFILES
 from games.models import RATING_MU, BotLevel, Rating, Seat, Table
-from games.services import TIME_PRESETS
+from games.services import DAY_PRESETS, preset_fields
 from pairing import events, matching
 from pairing.models import SEEN_EVERY, SIZES, Seek
 
@@ -29,7 +29,8 @@ RULES_PROFILE = "kurnik"  # the rules of every table the pairing creates
 BOT_TABLE_SIZE = 4  # a seeker of "any size" who fills with bots gets a full table
 # A seek whose socket has given no sign of life for this long is gone (its daphne died).
 STALE_AFTER = timedelta(seconds=3 * SEEN_EVERY)
-# A seat at a table of these keeps a player from seeking.
+# A seat at a real-time table of these keeps a player from seeking a real-time game (a
+# correspondence table, played over days, keeps him from nothing).
 SEATED_STATUSES = (Table.Status.OPEN, Table.Status.PLAYING)
 
 
@@ -51,14 +52,17 @@ def seek_create(
     channel_name: str,
     now: datetime,
 ) -> Seek:
-    """``user`` starts waiting for a table of ``size`` seats (None: any) at ``time_control``."""
-    if time_control not in TIME_PRESETS:
+    """``user`` starts waiting for a table of ``size`` seats (None: any) at ``time_control``
+    (minutes per hand, or days per move: a correspondence game, which a seat at another
+    table does not prevent)."""
+    if preset_fields(time_control) is None:
         raise Refused(_("Unknown time control."))
     if size is not None and size not in SIZES:
         raise Refused(_("A table has 2 to 4 seats."))
     if bots_after not in settings.PAIRING_WAITS:
         raise Refused(_("Unknown waiting time."))
-    _refuse_if_seated_elsewhere(user)
+    if time_control not in DAY_PRESETS:
+        _refuse_if_seated_elsewhere(user)
     rating = Rating.objects.filter(user=user).values_list("mu", flat=True).first()
     try:
         with transaction.atomic():
@@ -124,7 +128,7 @@ def pairing_match(*, now: datetime) -> list[int]:
         stale_time_controls = set(stale.values_list("time_control", flat=True))
         stale.delete()
         seeks = list(Seek.objects.select_for_update().select_related("user").order_by("pk"))
-        busy = _seated_elsewhere([s.user_id for s in seeks])
+        busy = _seated_elsewhere([s.user_id for s in seeks if s.time_control not in DAY_PRESETS])
         for size, group in matching.groups([s for s in seeks if s.user_id not in busy]):
             try:
                 with transaction.atomic():  # a refused group leaves no half-made table
@@ -147,7 +151,8 @@ def seek_fill_with_bots(*, user: User, level: str, now: datetime) -> int:
         seek = Seek.objects.select_for_update().select_related("user").filter(user=user).first()
         if seek is None:
             raise Refused(_("You are not waiting for a game."))
-        _refuse_if_seated_elsewhere(user)
+        if seek.time_control not in DAY_PRESETS:
+            _refuse_if_seated_elsewhere(user)
         if now < seek.created_at + timedelta(seconds=seek.bots_after):
             raise Refused(
                 _("You may fill the seats with bots after waiting %(n)d seconds.")
@@ -162,7 +167,7 @@ def _seat(group: list[Seek], *, size: int, bot_level: str, now: datetime) -> Tab
     """One new table for ``group`` (bots of ``bot_level`` in the seats left), its match
     started, the seeks deleted. Refused (games' limit on the tables a player creates)
     when no player of the group may create a table now."""
-    base_seconds, increment_seconds = TIME_PRESETS[group[0].time_control]
+    time_control = preset_fields(group[0].time_control) or {}
     refusal = None
     for owner in group:  # the first player's limit may be reached, another's not
         try:
@@ -172,8 +177,7 @@ def _seat(group: list[Seek], *, size: int, bot_level: str, now: datetime) -> Tab
                 rules=PROFILES[RULES_PROFILE].rules,
                 profile=RULES_PROFILE,
                 seats=size,
-                base_seconds=base_seconds,
-                increment_seconds=increment_seconds,
+                **time_control,
             )
         except Refused as refused:
             refusal = refused
@@ -194,17 +198,19 @@ def _seat(group: list[Seek], *, size: int, bot_level: str, now: datetime) -> Tab
 
 
 def _seated_elsewhere(user_ids: list[int]) -> set[int]:
-    """Those of ``user_ids`` who hold a seat at a table that is open or playing (one who
-    sat down somewhere after seeking waits on until he leaves it)."""
-    seats = Seat.objects.filter(user__in=user_ids, table__status__in=SEATED_STATUSES)
+    """Those of ``user_ids`` who hold a seat at a real-time table that is open or playing
+    (one who sat down somewhere after seeking waits on until he leaves it)."""
+    seats = Seat.objects.filter(
+        user__in=user_ids, table__status__in=SEATED_STATUSES, table__move_days=0
+    )
     return set(seats.values_list("user_id", flat=True))
 
 
 def _refuse_if_seated_elsewhere(user: User) -> None:
-    """Refuse ``user``, who holds a seat at an open or playing table, and say which."""
-    table = (
-        Table.objects.filter(seats__user=user, status__in=SEATED_STATUSES).order_by("-pk").first()
-    )
+    """Refuse ``user``, who holds a seat at an open or playing real-time table, and say
+    which."""
+    tables = Table.objects.filter(seats__user=user, status__in=SEATED_STATUSES, move_days=0)
+    table = tables.order_by("-pk").first()
     if table is not None:
         raise SeatedElsewhere(table)
 

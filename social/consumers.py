@@ -4,8 +4,9 @@ It shows the challenges to its user as they come and go, on any page: on each
 ``challenge.changed`` event of the user's group it sends the list of his open incoming
 challenges as an out-of-band fragment (Accept and Decline forms with a CSRF token for
 the socket's own cookie). To a challenger it sends the news of his challenge: accepted
-(the page goes to the table) or declined (with the reason). While open it counts as
-its user being online (``social.presence``).
+(the page goes to the table) or declined (with the reason). On ``my_games.changed`` it
+sends the header's count of the correspondence games waiting for the user's move. While
+open it counts as its user being online (``social.presence``).
 
 The page usually holds another socket too (a table, the lobby, a tournament), which
 shows what moderation and the tournaments send to the user; this one leaves those to
@@ -22,6 +23,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from core.csrf import socket_csrf_token
+from games import selectors as games_selectors
 from games.live import CLOSE_BANNED, LiveSocket, in_pool
 from social import selectors
 from social.models import Challenge
@@ -90,6 +92,19 @@ class MeConsumer(LiveSocket):
             return ""
         with translation.override(self.language):
             return render_to_string(f"social/bar.html#{part}", {"c": challenge})
+
+    # --- my games: the header's count of games waiting for his move -----------------------
+
+    async def my_games_changed(self, event: dict[str, Any]) -> None:
+        """A turn of one of his correspondence games passed (``games.events``)."""
+        await self.send(text_data=await in_pool(self._render_waiting_count)())
+
+    def _render_waiting_count(self) -> str:
+        count = games_selectors.waiting_count(user=self.user)
+        with translation.override(self.language):
+            return render_to_string(
+                "games/_my_games_link.html#count", {"count": count, "oob": True}
+            )
 
     # --- the user's group: what the page's other socket shows ----------------------------
 

@@ -15,7 +15,7 @@ from games.forms import (
     clean_time_control,
     profile_choices,
     rules_link,
-    time_control_choices,
+    time_and_day_choices,
 )
 from games.services import MAX_BASE_SECONDS, MAX_INCREMENT_SECONDS, MIN_BASE_SECONDS
 from social.models import DeclineReason
@@ -39,7 +39,7 @@ class ChallengeForm(forms.Form):
         help_text=rules_link(None),
     )
     time_control = forms.ChoiceField(
-        label=TIME_CONTROL_LABEL, choices=time_control_choices, initial="3+2"
+        label=TIME_CONTROL_LABEL, choices=time_and_day_choices, initial="3+2"
     )
     base_seconds = forms.IntegerField(
         label=_("Custom: seconds per hand"),

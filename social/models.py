@@ -111,6 +111,7 @@ class Challenge(models.Model):
     profile = models.CharField(_("rule profile"), max_length=32, choices=profile_choices)
     base_seconds = models.PositiveIntegerField(_("minutes per hand (in seconds)"))
     increment_seconds = models.PositiveIntegerField(_("seconds added per action"))
+    move_days = models.PositiveSmallIntegerField(_("days per move"), default=0)  # Table.move_days
     rated = models.BooleanField(_("rated"), default=True)
     status = models.CharField(
         _("status"), max_length=16, choices=Status.choices, default=Status.CREATED

@@ -147,7 +147,9 @@ def challenge_summary(challenge: Challenge) -> str:
     """Seats, rules, time control and rating in words, in the active language."""
     language = translation.get_language() or "en"
     rules = games_selectors.profile_name(challenge.profile, language)
-    clock = games_selectors.time_control_label(challenge.base_seconds, challenge.increment_seconds)
+    clock = games_selectors.time_control_label(
+        challenge.base_seconds, challenge.increment_seconds, challenge.move_days
+    )
     rated = (
         translation.pgettext("challenge", "rated")
         if challenge.rated
@@ -165,6 +167,21 @@ def challenge_rule_lines(challenge: Challenge) -> list[games_selectors.RuleLine]
     return games_selectors.rules_summary(profile.rules if profile else Rules())
 
 
+def _time_control_json(challenge: Challenge) -> dict[str, Any]:
+    """Minutes per hand, or days per move, as lichess gives a challenge's time control."""
+    show = games_selectors.time_control_label(
+        challenge.base_seconds, challenge.increment_seconds, challenge.move_days
+    )
+    if challenge.move_days:
+        return {"type": "correspondence", "daysPerTurn": challenge.move_days, "show": show}
+    return {
+        "type": "clock",
+        "limit": challenge.base_seconds,
+        "increment": challenge.increment_seconds,
+        "show": show,
+    }
+
+
 def challenge_json(challenge: Challenge, *, now: datetime | None = None) -> dict[str, Any]:
     """A challenge as the API and its event stream give it (modelled on lichess's). With
     ``now`` an open challenge past its time reads as expired; without, as stored."""
@@ -178,14 +195,7 @@ def challenge_json(challenge: Challenge, *, now: datetime | None = None) -> dict
         "seats": challenge.seats,
         "rules": challenge.profile,
         "rated": challenge.rated,
-        "timeControl": {
-            "type": "clock",
-            "limit": challenge.base_seconds,
-            "increment": challenge.increment_seconds,
-            "show": games_selectors.time_control_label(
-                challenge.base_seconds, challenge.increment_seconds
-            ),
-        },
+        "timeControl": _time_control_json(challenge),
         "createdAt": _millis(challenge.created_at),
         "expiresAt": _millis(challenge.expires_at),
         "tableId": challenge.table_id,

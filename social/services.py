@@ -70,6 +70,7 @@ def challenge_create(
     profile: str = "kurnik",
     base_seconds: int = 180,
     increment_seconds: int = 2,
+    move_days: int = 0,
     rated: bool = True,
     now: datetime | None = None,
 ) -> Challenge:
@@ -77,11 +78,13 @@ def challenge_create(
     ``profile`` and the time control. Refused: oneself, a blocked account on either side,
     someone who takes challenges only from the people he follows and does not follow the
     challenger, a second open challenge to the same player, too many challenges lately,
-    and settings a table would refuse. Holds the challenger's row lock."""
+    and settings a table would refuse. ``move_days``: a correspondence table's days per
+    move (0: real time). Holds the challenger's row lock."""
     now = now or timezone.now()
     if challenger.pk == challenged.pk:
         raise Refused(_("You cannot challenge yourself."), code="challenge_self")
     _require_settings(seats=seats, profile=profile, base=base_seconds, increment=increment_seconds)
+    games.validate_move_days(move_days)
     with transaction.atomic():
         challenger = User.objects.select_for_update().get(pk=challenger.pk)
         challenged = User.objects.get(pk=challenged.pk)
@@ -122,6 +125,7 @@ def challenge_create(
                     profile=profile,
                     base_seconds=base_seconds,
                     increment_seconds=increment_seconds,
+                    move_days=move_days,
                     rated=rated,
                     created_at=now,
                     expires_at=now + CHALLENGE_TTL,
@@ -169,6 +173,7 @@ def challenge_accept(*, challenge_id: int, user: User, now: datetime | None = No
                     seats=challenge.seats,
                     base_seconds=challenge.base_seconds,
                     increment_seconds=challenge.increment_seconds,
+                    move_days=challenge.move_days,
                     rated=challenge.rated,
                 )
             except Refused as refusal:

@@ -105,6 +105,7 @@ def challenge_new(request: HttpRequest, username: str) -> HttpResponse:
                 profile=data["profile"],
                 base_seconds=data["base_seconds"],
                 increment_seconds=data["increment_seconds"],
+                move_days=data["move_days"],
                 rated=data["rated"],
             )
         except Refused as refusal:

@@ -92,6 +92,31 @@ def play_to_pan_on_time(table):
     raise AssertionError("the match did not end")
 
 
+def first_hand(table, now):
+    """Start a match at ``table`` at ``now``; returns its first hand."""
+    from games import services
+    from games.models import Hand
+
+    services.match_start(table_id=table.pk, by=table.owner, now=now)
+    return Hand.objects.get(match__table=table)
+
+
+def act_first_legal(hand, now):
+    """The player to move on ``hand`` makes his first legal move at ``now``; returns the
+    hand after it."""
+    from games import services
+    from games.engine import move_to_json
+
+    state = hand.engine_state
+    return services.hand_act(
+        hand_id=hand.pk,
+        move=move_to_json(state.legal_moves()[0]),
+        version=hand.version,
+        user=hand.match.players.get(seat=state.to_move).user,
+        now=now,
+    )
+
+
 def client_for(user: User | None = None):
     """A test client that reads English pages, signed in as ``user`` if given."""
     from django.test import Client

@@ -1,5 +1,10 @@
 """The chess clock of a hand: each seat's time left, the increment, who runs since when.
 
+Two modes. Real time (``move_ms`` 0): minutes per hand, and each own action adds the
+Fischer increment. Correspondence (``move_ms`` > 0, days per move): each own action
+restores the mover's full ``move_ms``, as lichess's correspondence clock does, so a
+player never banks time by moving fast.
+
 Pure like the rest of the engine, as scalachess's clock is: it never reads the time.
 Every method that needs it takes ``now``, an *instant*: whole microseconds since the
 Unix epoch (the site converts its datetimes at the edge, ``games.models``). Whole
@@ -28,8 +33,9 @@ MICROS_PER_MS = 1000
 @dataclass(frozen=True)
 class Clock:
     """Every seat's time left (``left_ms``, at ``since`` for the running seat), the
-    increment a seat gains for each move, and the running seat with the instant his
-    time started to run; ``running`` and ``since`` are both None while the clock stands.
+    increment a seat gains for each move (or, with ``move_ms``, the time each move
+    restores), and the running seat with the instant his time started to run;
+    ``running`` and ``since`` are both None while the clock stands.
 
     Immutable: :meth:`start`, :meth:`stop` and :meth:`step` return the next clock.
     """
@@ -38,6 +44,7 @@ class Clock:
     increment_ms: int = 0
     running: int | None = None
     since: int | None = None
+    move_ms: int = 0
 
     def __post_init__(self) -> None:
         left = self.left_ms
@@ -49,6 +56,10 @@ class Clock:
             raise ValueError(f"left_ms must be a tuple of {MIN_PLAYERS} to {MAX_PLAYERS} ints >= 0")
         if type(self.increment_ms) is not int or self.increment_ms < 0:
             raise ValueError("increment_ms must be an int >= 0")
+        if type(self.move_ms) is not int or self.move_ms < 0:
+            raise ValueError("move_ms must be an int >= 0")
+        if self.move_ms and self.increment_ms:
+            raise ValueError("a correspondence clock (move_ms) has no increment")
         if (self.running is None) != (self.since is None):
             raise ValueError("running and since go together: both set, or both None (stopped)")
         if self.running is not None:
@@ -60,6 +71,18 @@ class Clock:
     def new(cls, players: int, base_ms: int, increment_ms: int = 0) -> Clock:
         """A stopped clock that gives every one of ``players`` seats ``base_ms``."""
         return cls(left_ms=(base_ms,) * players, increment_ms=increment_ms)
+
+    @classmethod
+    def per_move(cls, players: int, move_ms: int) -> Clock:
+        """A stopped correspondence clock: every seat has ``move_ms`` for each move."""
+        if move_ms <= 0:
+            raise ValueError("a correspondence clock needs move_ms > 0")
+        return cls(left_ms=(move_ms,) * players, move_ms=move_ms)
+
+    @property
+    def is_per_move(self) -> bool:
+        """A correspondence clock: each move restores the full time."""
+        return self.move_ms > 0
 
     # --- reading ------------------------------------------------------------------------
 
@@ -117,14 +140,18 @@ class Clock:
 
     def step(self, now: int, next_seat: int | None) -> Clock:
         """The running seat moved at ``now``: he is charged the time he used and gains
-        the increment, and ``next_seat``'s time runs from ``now`` (None: nobody's, the
-        hand is over). Raises ``ValueError`` if the clock stands: nobody can move."""
+        the increment (a correspondence clock gives him his full ``move_ms`` again), and
+        ``next_seat``'s time runs from ``now`` (None: nobody's, the hand is over).
+        Raises ``ValueError`` if the clock stands: nobody can move."""
         mover = self.running
         if mover is None:
             raise ValueError("the clock stands: nobody is to move")
         stopped = self.stop(now)
         left = list(stopped.left_ms)
-        left[mover] += self.increment_ms
+        if self.is_per_move:
+            left[mover] = self.move_ms
+        else:
+            left[mover] += self.increment_ms
         stepped = replace(stopped, left_ms=tuple(left))
         return stepped if next_seat is None else stepped.start(next_seat, now)
 
@@ -139,6 +166,7 @@ class Clock:
         to_move: int,
         turn_started_at: int | None,
         deadline: int | None,
+        move_ms: int = 0,
     ) -> Clock:
         """The clock of a stored hand (its fields, with instants for its datetimes):
         running for ``to_move`` while it has both a turn start and a deadline.
@@ -149,10 +177,14 @@ class Clock:
         """
         left = list(clock_ms)
         if turn_started_at is None or deadline is None:
-            return cls(left_ms=tuple(left), increment_ms=increment_ms)
+            return cls(left_ms=tuple(left), increment_ms=increment_ms, move_ms=move_ms)
         left[to_move] = max(0, -((turn_started_at - deadline) // MICROS_PER_MS))
         return cls(
-            left_ms=tuple(left), increment_ms=increment_ms, running=to_move, since=turn_started_at
+            left_ms=tuple(left),
+            increment_ms=increment_ms,
+            running=to_move,
+            since=turn_started_at,
+            move_ms=move_ms,
         )
 
     def to_stored(self) -> dict[str, Any]:
@@ -161,6 +193,7 @@ class Clock:
         return {
             "clock_ms": list(self.left_ms),
             "increment_ms": self.increment_ms,
+            "move_ms": self.move_ms,
             "turn_started_at": self.since,
             "deadline": self.deadline(),
         }

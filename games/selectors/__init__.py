@@ -9,7 +9,8 @@ which names the whole public API; the sub-modules hold it by sub-domain:
 ``snapshot`` (one read of a table shared by all its viewers), ``records`` (the
 leaderboard, a player's record, a finished hand's replay and export), ``tv`` (the live
 table worth watching), ``analysis`` (a finished hand's analysis for one of its players),
-``rules_page`` (the rule sections and their examples) and ``labels`` (cards, rules,
+``rules_page`` (the rule sections and their examples), ``my_games`` (a player's own
+tables and those waiting for his move) and ``labels`` (cards, rules,
 actions and outcomes in words), which the others stand on.
 """
 
@@ -23,11 +24,13 @@ from games.selectors.labels import (
     cards_in_words,
     describe_action,
     describe_outcome,
+    move_days_label,
     profile_name,
     rating_delta,
     rules_summary,
     time_control_label,
 )
+from games.selectors.my_games import MyGame, my_games, waiting_count
 from games.selectors.records import (
     LEADERBOARD_SIZE,
     RATING_CHART_MATCHES,
@@ -90,6 +93,7 @@ __all__ = [
     "HandReplay",
     "LeaderRow",
     "MoveOption",
+    "MyGame",
     "PlayerRecord",
     "PlayerView",
     "RatingChart",
@@ -117,7 +121,9 @@ __all__ = [
     "lag_key",
     "leaderboard",
     "lobby_tables",
+    "move_days_label",
     "move_in_words",
+    "my_games",
     "player_record",
     "presence_key",
     "profile_name",
@@ -137,4 +143,5 @@ __all__ = [
     "tv_still_live",
     "tv_table",
     "visible_chat",
+    "waiting_count",
 ]

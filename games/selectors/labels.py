@@ -9,7 +9,7 @@ from typing import Any
 
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils.translation import ngettext, pgettext
 
 from games.cards import cards_in_words, cards_spoken
 from games.engine import PROFILES, Reason, Rules, card_label, parse_card
@@ -126,10 +126,19 @@ def rules_summary(rules: Rules) -> list[RuleLine]:
     return [RuleLine(text, option_anchor(option)) for option, text in lines]
 
 
-def time_control_label(base_seconds: int, increment_seconds: int) -> str:
+def time_control_label(base_seconds: int, increment_seconds: int, move_days: int = 0) -> str:
+    """ "3+2" (minutes per hand + seconds per action), or a correspondence table's days
+    per move in words."""
+    if move_days:
+        return move_days_label(move_days)
     minutes, seconds = divmod(base_seconds, 60)
     base = f"{minutes}" if not seconds else f"{minutes}:{seconds:02d}"
     return f"{base}+{increment_seconds}"
+
+
+def move_days_label(move_days: int) -> str:
+    """A correspondence time control in words: "3 days per move"."""
+    return ngettext("%(n)d day per move", "%(n)d days per move", move_days) % {"n": move_days}
 
 
 # --- what happened -----------------------------------------------------------------------

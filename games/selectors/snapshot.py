@@ -339,6 +339,7 @@ class CommonView:
     # At a table of a tournament that is over: its end (who won) and its page's link.
     tournament_over: str = ""
     tournament_link: str = ""
+    history_length: int = 0  # the hand's actions so far (the log's latest is the last)
 
 
 def _bot_for(player: MatchPlayer, now: datetime) -> str:
@@ -458,7 +459,9 @@ def _settled(snapshot: TableSnapshot) -> Settled:
         players=tuple(players),
         ranking=ranking,
         rules_lines=rules_summary(snapshot.rules),
-        time_control=time_control_label(table.base_seconds, table.increment_seconds),
+        time_control=time_control_label(
+            table.base_seconds, table.increment_seconds, table.move_days
+        ),
         match_over_title=match_over_title,
         match_over_note=match_over_note,
         tournament_over=tournament_over,
@@ -474,6 +477,7 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
     players: list[PlayerView] = []
     pile: list[CardView] = []
     last_actions: list[str] = []
+    history_length = 0
     outcome_text = said = ""
     if snapshot.match is not None and hand is not None:
         state = snapshot.state if snapshot.state is not None else hand.engine_state
@@ -503,6 +507,7 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
                 )
             )
         language = translation.get_language()
+        history_length = state.history_length
         pile = [card_view(c, language) for c in state.pile]
         last_actions = [
             describe_action(entry.to_json(), settled.names, language=language)
@@ -522,6 +527,7 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
         players=players,
         pile=pile,
         last_actions=last_actions,
+        history_length=history_length,
         outcome_text=outcome_text,
         said=said,
         ranking=settled.ranking,

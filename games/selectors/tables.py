@@ -101,6 +101,15 @@ class TableView:
     # The last action and the hand's outcome as a screen reader should say them
     # (``CommonView.said``).
     said: str = ""
+    history_length: int = 0  # the hand's actions so far (``CommonView.history_length``)
+    # How many of ``last_actions`` (the first ones, the latest) the viewer had not seen
+    # at his last visit of this correspondence table (``services.table_visit``).
+    new_actions: int = 0
+
+    @property
+    def seen_from(self) -> int:
+        """The index in the hand of the first action new to the viewer."""
+        return self.history_length - self.new_actions
 
 
 def sees_as_spectator(viewer: User | None, insiders: frozenset[int]) -> bool:
@@ -185,6 +194,7 @@ def table_view(
         pickups=pickups,
         pile=common.pile,
         last_actions=common.last_actions,
+        history_length=common.history_length,
         outcome_text=common.outcome_text,
         match_over=match is not None and match.status != Match.Status.PLAYING,
         ranking=common.ranking,

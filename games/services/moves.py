@@ -47,7 +47,7 @@ from games.engine import (
     move_from_json,
     move_to_json,
 )
-from games.models import STATES, Action, Hand, Match, MatchPlayer, Table, to_instant
+from games.models import STATES, Action, Hand, Match, MatchPlayer, Seat, Table, to_instant
 
 NEXT_HAND_DELAY = 4.0  # seconds the result of a hand stays on screen
 
@@ -126,7 +126,9 @@ async def hand_act_async(
     else:
         hand, players = await _read_async(hand_id)
     judged = judge_move(hand, players, move=move, version=version, user=user, now=now)
-    if judged.after.outcome is not None:  # the hand ends: with its consequences, in a thread
+    # In a thread, on Django's connection: a move that ends the hand (with its
+    # consequences), and a correspondence move (its turn's receivers use the ORM).
+    if judged.after.outcome is not None or hand.move_ms:
 
         def write() -> None:
             with transaction.atomic():
@@ -312,9 +314,23 @@ def _write(
     if not rows.move_if_unchanged(hand, RECORDED_FIELDS, actions, version=version, players=players):
         raise _stale()
     table_id = getattr(hand, "table_id", None) or hand.match.table_id
+    if hand.move_ms and not judged.timeout:
+        _seen_by_mover(judged, players, hand_id=hand.pk, table_id=table_id)
     if finish and judged.after.outcome is not None:
         _finish_hand(hand, judged.after, now=now)
     events.hand_changed(hand, table_id=table_id, players=players)
+
+
+def _seen_by_mover(
+    judged: Judged, players: list[MatchPlayer], *, hand_id: int, table_id: int
+) -> None:
+    """A correspondence table's player has seen its hand up to his own move: his next
+    visit marks only what came after it (``table_visit``)."""
+    mover = next((p for p in players if p.seat == judged.before.to_move), None)
+    if mover is not None and mover.user_id and not mover.bot_level:
+        Seat.objects.filter(table_id=table_id, user_id=mover.user_id).update(
+            seen_hand_id=hand_id, seen_actions=judged.after.history_length
+        )
 
 
 def _finish_hand(hand: Hand, state: HandState, *, now: datetime) -> None:

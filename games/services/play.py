@@ -23,7 +23,7 @@ from accounts.models import User
 from core.errors import Refused
 from games import events, ratings
 from games.engine import Clock, MatchState, deal, seed_commitment
-from games.models import MIN_SEATS, Hand, Match, MatchPlayer, Table, to_instant
+from games.models import MIN_SEATS, MS_PER_DAY, Hand, Match, MatchPlayer, Table, to_instant
 from games.services._common import _locked_table, _require_owner, _require_seating_open
 from games.services.moves import NEXT_HAND_DELAY, stop_in_play
 
@@ -94,11 +94,19 @@ def _deal_hand(*, match: Match, table: Table, number: int, dealer: int, now: dat
         commitment=seed_commitment(seed, salt),
         state=state.to_json(),
     )
-    clock = Clock.new(players, table.base_seconds * 1000, table.increment_seconds * 1000)
+    clock = clock_for(table, players)
     hand.clock = clock.start(state.to_move, to_instant(now))
     hand.save(force_insert=True)
     events.hand_changed(hand, table_id=table.pk)
     return hand
+
+
+def clock_for(table: Table, players: int) -> Clock:
+    """A new hand's clock at ``table``: days per move on a correspondence table, else
+    minutes per hand with the increment."""
+    if table.move_days:
+        return Clock.per_move(players, table.move_days * MS_PER_DAY)
+    return Clock.new(players, table.base_seconds * 1000, table.increment_seconds * 1000)
 
 
 def match_next_hand(

@@ -16,7 +16,7 @@ from accounts.selectors import active_user_named
 from core.errors import Refused
 from games import events
 from games.engine import Rules
-from games.models import MAX_SEATS, MIN_SEATS, BotLevel, Match, Seat, Table
+from games.models import MAX_SEATS, MIN_SEATS, MOVE_DAYS, BotLevel, Hand, Match, Seat, Table
 from games.services._common import (
     TABLE_NAME_MAX,
     _locked_table,
@@ -35,6 +35,22 @@ TIME_PRESETS: dict[str, tuple[int, int]] = {
     "5+3": (300, 3),
     "10+5": (600, 5),
 }
+# Correspondence controls: days per move (Table.move_days), by the key forms and seeks use.
+DAY_PRESETS: dict[str, int] = {f"{days}d": days for days in MOVE_DAYS}
+
+PRESET_KEYS: tuple[str, ...] = (*TIME_PRESETS, *DAY_PRESETS)
+
+
+def preset_fields(key: str) -> dict[str, int] | None:
+    """``table_create``'s time control arguments for the preset ``key`` (minutes per hand
+    or days per move); None for a key the site does not offer."""
+    if key in TIME_PRESETS:
+        base_seconds, increment_seconds = TIME_PRESETS[key]
+        return {"base_seconds": base_seconds, "increment_seconds": increment_seconds}
+    if key in DAY_PRESETS:
+        return {"move_days": DAY_PRESETS[key]}
+    return None
+
 
 # The automatic limit on creating tables.
 TABLES_PER_WINDOW, TABLE_WINDOW = 5, timedelta(minutes=10)
@@ -49,17 +65,21 @@ def table_create(
     seats: int = 4,
     base_seconds: int = 180,
     increment_seconds: int = 2,
+    move_days: int = 0,
     is_public: bool = True,
     rated: bool = True,
 ) -> Table:
     """Create a table with ``seats`` empty seats and sit its owner in the first one.
-    Without a ``name`` it is named by its owner in each reader's language (``Table.title``)."""
+    Without a ``name`` it is named by its owner in each reader's language (``Table.title``).
+    ``move_days`` (one of ``MOVE_DAYS``) makes it a correspondence table: that many days
+    per move, and the minutes per hand are not used."""
     name = (name or "").strip()
     if len(name) > TABLE_NAME_MAX:
         raise Refused(_("A table name has at most %(n)d characters.") % {"n": TABLE_NAME_MAX})
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise Refused(_("A table has 2 to 4 seats."))
     validate_time_control(base_seconds, increment_seconds)
+    validate_move_days(move_days)
     try:
         rules.validate_for_players(seats)
     except ValueError as exc:
@@ -74,6 +94,7 @@ def table_create(
             seats_count=seats,
             base_seconds=base_seconds,
             increment_seconds=increment_seconds,
+            move_days=move_days,
             is_public=is_public,
             rated=rated,
         )
@@ -90,6 +111,15 @@ def validate_time_control(base_seconds: int, increment_seconds: int) -> None:
         raise Refused(_("The time per hand must be between 5 seconds and 60 minutes."))
     if not 0 <= increment_seconds <= MAX_INCREMENT_SECONDS:
         raise Refused(_("The increment must be between 0 and 60 seconds."))
+
+
+def validate_move_days(move_days: int) -> None:
+    """Refuse days per move the site does not offer (0: a real-time table)."""
+    if move_days != 0 and move_days not in MOVE_DAYS:
+        raise Refused(
+            _("Days per move must be one of %(days)s.")
+            % {"days": ", ".join(str(d) for d in MOVE_DAYS)}
+        )
 
 
 def table_sit(*, table_id: int, user: User, position: int | None = None) -> Seat:
@@ -132,6 +162,21 @@ def table_leave(*, table_id: int, user: User) -> None:
         seat.user = None
         seat.save(update_fields=["user", "bot_level"])
         _seating_changed(table)
+
+
+def table_visit(*, table_id: int, user: User, hand: Hand | None) -> int:
+    """``user`` opens the page of a correspondence table where he sits, showing ``hand``
+    (None: no hand in play): remember how far he has seen it, and return how many of its
+    actions are new to him since his last visit (all of them if he last saw another
+    hand). 0 for anyone not seated there. One query for the seat, one to update it."""
+    seat = Seat.objects.filter(table_id=table_id, user=user).first()
+    if seat is None or hand is None:
+        return 0
+    actions = hand.engine_state.history_length
+    new = actions - seat.seen_actions if seat.seen_hand_id == hand.pk else actions
+    if (seat.seen_hand_id, seat.seen_actions) != (hand.pk, actions):
+        Seat.objects.filter(pk=seat.pk).update(seen_hand_id=hand.pk, seen_actions=actions)
+    return max(0, new)
 
 
 def table_add_bot(*, table_id: int, by: User, position: int, level: str) -> Seat:

@@ -100,11 +100,17 @@ def player_label(player: selectors.PlayerView) -> str:
 
 @register.filter
 def clock(milliseconds: int) -> str:
-    """Remaining time as m:ss (or s.t under ten seconds)."""
+    """Remaining time as m:ss (or s.t under ten seconds); a correspondence clock's over
+    an hour as h:mm:ss, over a day as "N d hh:mm" (as static/js/table.js counts it)."""
     milliseconds = max(0, int(milliseconds))
     if milliseconds < 10_000:
         return f"{milliseconds // 1000}.{(milliseconds % 1000) // 100}"
     minutes, seconds = divmod(milliseconds // 1000, 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours >= 24:
+        return f"{hours // 24} d {hours % 24:02d}:{minutes:02d}"
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds:02d}"
     return f"{minutes}:{seconds:02d}"
 
 
@@ -113,9 +119,20 @@ def profile_label(key: str) -> str:
     return selectors.profile_name(key, translation.get_language() or "")
 
 
+@register.simple_tag(takes_context=True)
+def waiting_games_count(context: template.Context) -> int:
+    """How many correspondence games wait for the page's signed-in user's move."""
+    user = context.get("user")
+    if user is None or not user.is_authenticated:
+        return 0
+    return selectors.waiting_count(user=user)
+
+
 @register.simple_tag
 def time_control(table: object) -> str:
-    return selectors.time_control_label(table.base_seconds, table.increment_seconds)
+    return selectors.time_control_label(
+        table.base_seconds, table.increment_seconds, table.move_days
+    )
 
 
 @register.filter
@@ -323,9 +340,25 @@ def log_section(view: selectors.TableView, oob: bool = False) -> SafeString:
     table-keys.js says it or "Your turn")."""
     lines = ""
     if view.last_actions:
+        # Those new since the player's last visit of a correspondence table: marked, and
+        # said to a screen reader too.
+        new = _("new since your last visit")
         lines = format_html(
-            '<ol data-testid="action-log">{}</ol>',
-            SafeString("".join(format_html("<li>{}</li>", line) for line in view.last_actions)),
+            '<ol data-testid="action-log" data-history="{}">{}</ol>',
+            view.history_length,
+            SafeString(
+                "".join(
+                    format_html(
+                        '<li class="unseen" data-testid="unseen-action">{} '
+                        '<span class="unseen-mark">{}</span></li>',
+                        line,
+                        new,
+                    )
+                    if i < view.new_actions
+                    else format_html("<li>{}</li>", line)
+                    for i, line in enumerate(view.last_actions)
+                )
+            ),
         )
     mover = next((p.name for p in view.players if p.to_move), None)
     return format_html(

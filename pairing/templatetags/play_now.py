@@ -9,7 +9,8 @@ from django import template
 from django.conf import settings
 
 from games.models import BotLevel
-from games.services import TIME_PRESETS
+from games.selectors import move_days_label
+from games.services import DAY_PRESETS, TIME_PRESETS
 from pairing.models import DEFAULT_WAIT
 
 register = template.Library()
@@ -19,6 +20,7 @@ register = template.Library()
 def play_now() -> dict[str, Any]:
     return {
         "time_presets": list(TIME_PRESETS),
+        "day_presets": [(key, move_days_label(days)) for key, days in DAY_PRESETS.items()],
         "waits": settings.PAIRING_WAITS,
         "default_wait": DEFAULT_WAIT,
         "bot_levels": BotLevel.choices,

@@ -11,8 +11,20 @@
     }
     var s = Math.floor(ms / 1000);
     var m = Math.floor(s / 60);
+    var h = Math.floor(m / 60);
     s = s % 60;
-    return m + ":" + (s < 10 ? "0" : "") + s;
+    // A correspondence clock: "N d hh:mm" over a day, h:mm:ss over an hour (pan.py's clock).
+    if (h >= 24) {
+      return Math.floor(h / 24) + " d " + pad(h % 24) + ":" + pad(m % 60);
+    }
+    if (h > 0) {
+      return h + ":" + pad(m % 60) + ":" + pad(s);
+    }
+    return m + ":" + pad(s);
+  }
+
+  function pad(n) {
+    return (n < 10 ? "0" : "") + n;
   }
 
   function tick() {

@@ -199,6 +199,7 @@ def the_pages() -> dict[str, str]:
         "puzzles": "/puzzles/",
         "puzzle history": "/puzzles/history/",
         "api docs": "/api/docs",
+        "my games": "/games/",
     }
 
 

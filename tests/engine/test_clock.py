@@ -171,6 +171,7 @@ def test_a_running_clock_round_trips_through_the_stored_form():
     assert stored == {
         "clock_ms": [41_500, 12_345],
         "increment_ms": 3_000,
+        "move_ms": 0,
         "turn_started_at": T0,
         "deadline": T0 + 12_345 * MS,
     }
@@ -211,3 +212,43 @@ def test_a_stored_clock_without_both_turn_start_and_deadline_stands():
     stored = running(0).to_stored()
     assert not Clock.from_stored(**stored | {"deadline": None}, to_move=0).is_running
     assert not Clock.from_stored(**stored | {"turn_started_at": None}, to_move=0).is_running
+
+
+# --- correspondence: days per move ---------------------------------------------------------
+
+DAY_MS = 86_400_000
+
+
+def test_a_correspondence_move_restores_the_full_time_and_banks_nothing():
+    clock = Clock.per_move(2, 3 * DAY_MS).start(0, T0)
+    assert clock.is_per_move and clock.deadline() == T0 + 3 * DAY_MS * MS
+    quick = clock.step(T0 + 60 * S, 1)  # moved after a minute: no time banked
+    assert quick.left_ms == (3 * DAY_MS, 3 * DAY_MS)
+    slow = quick.step(T0 + 60 * S + 2 * DAY_MS * MS + 5 * S, 0)  # after two days and more
+    assert slow.left_ms == (3 * DAY_MS, 3 * DAY_MS)
+    assert slow.deadline() == T0 + 60 * S + 5 * DAY_MS * MS + 5 * S
+
+
+def test_a_correspondence_clock_flags_at_its_day_deadline_as_a_real_time_one_does():
+    clock = Clock.per_move(2, DAY_MS).start(1, T0)
+    assert clock.flagged(T0 + DAY_MS * MS - 1) is None
+    assert clock.flagged(T0 + DAY_MS * MS) == 1
+    assert clock.remaining(1, T0 + DAY_MS * MS - 3_600 * S) == 3_600_000
+
+
+def test_a_correspondence_clock_survives_its_stored_form():
+    clock = Clock.per_move(3, 2 * DAY_MS).start(0, T0).step(T0 + 7 * S, 2)
+    stored = clock.to_stored()
+    assert stored["move_ms"] == 2 * DAY_MS and stored["increment_ms"] == 0
+    back = Clock.from_stored(to_move=2, **stored)
+    assert back == clock
+    assert back.step(T0 + 9 * S, 0).left_ms[2] == 2 * DAY_MS
+
+
+def test_a_correspondence_clock_has_no_increment_and_a_positive_move_time():
+    with pytest.raises(ValueError):
+        Clock(left_ms=(DAY_MS, DAY_MS), increment_ms=1_000, move_ms=DAY_MS)
+    with pytest.raises(ValueError):
+        Clock.per_move(2, 0)
+    with pytest.raises(ValueError):
+        Clock(left_ms=(DAY_MS, DAY_MS), move_ms=-1)

@@ -91,6 +91,8 @@ def test_the_log_and_pile_escape_what_they_show_and_count_in_polish():
         said="<b>Ann&y</b> played nine of hearts",
         players=[],
         pile=[CardView.of(code) for code in ("9H", "10S", "QD", "KC", "AS")],
+        new_actions=0,
+        history_length=1,
     )
     with translation.override("pl"):
         log, pile = log_section(view, oob=True), pile_section(view)

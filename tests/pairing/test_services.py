@@ -298,3 +298,28 @@ def test_a_play_now_table_with_bots_names_them_in_each_readers_language():
     assert "Bot: zachłanny" in page and "Bot: greedy" not in page
     assert "Stół gracza ola" in page
     assert "Bot: greedy" not in lobby("pl") and "Stół gracza ola" in lobby("pl")
+
+
+def test_correspondence_tables_keep_nobody_from_seeking_and_a_real_time_one_only_real_time():
+    ola = make_user()
+    for _ in range(3):
+        make_table(owner=ola, players=1, move_days=3)
+    seek(ola)  # three correspondence tables: he may still seek a real-time game
+    services.seek_cancel(user=ola)
+    make_table(owner=ola, players=1)
+    with pytest.raises(Refused, match="seat at another table"):
+        seek(ola)
+    seek(ola, time_control="3d")  # a fourth correspondence game, though seated in real time
+
+
+def test_two_seekers_of_the_same_days_are_seated_at_a_correspondence_table():
+    ola, janek, ewa = make_user(), make_user(), make_user()
+    make_table(owner=ola, players=1)  # a real-time table keeps nobody from a day seek
+    seek(ola, time_control="2d")
+    seek(ewa, time_control="3d")  # another days control: not with them
+    seek(janek, time_control="2d")
+    [table_id] = services.pairing_match(now=timezone.now())
+    table = Table.objects.get(pk=table_id)
+    assert table.move_days == 2 and table.status == Table.Status.PLAYING
+    assert set(table.seats.values_list("user", flat=True)) == {ola.pk, janek.pk}
+    assert Seek.objects.get().user == ewa

@@ -15,7 +15,7 @@ from django.test import Client
 
 from accounts.models import User
 from games import services as games
-from games.engine import Rules
+from games.engine import Rules, move_to_json
 from pan_site.asgi import application
 from social import presence, services
 from social.models import Challenge
@@ -144,4 +144,46 @@ async def test_a_user_with_a_page_open_counts_as_online():
             break
         await asyncio.sleep(0.05)
     assert presence.online_ids([ewa.pk], now=time.time()) == {ewa.pk}
+    await socket.disconnect()
+
+
+async def test_the_count_of_games_waiting_for_his_move_follows_each_turn_live():
+    def two_games():
+        ola, janek = make_user("ola_wait"), make_user("janek_wait")
+        hands = []
+        for _ in range(2):
+            table = games.table_create(owner=janek, name="", rules=Rules(), seats=2, move_days=3)
+            games.table_sit(table_id=table.pk, user=ola)
+            match = games.match_start(table_id=table.pk, by=janek)
+            hands.append(match.hands.get())
+        return ola, janek, hands
+
+    def play_until_ola_moves(hand):
+        """Moves at ``hand`` until it is ola's turn; returns the hand."""
+        while True:
+            hand.refresh_from_db()
+            player = hand.match.players.get(seat=hand.engine_state.to_move)
+            if player.user.username == "ola_wait":
+                return hand
+            games.hand_act(
+                hand_id=hand.pk,
+                move=move_to_json(hand.engine_state.legal_moves()[0]),
+                version=hand.version,
+                user=player.user,
+            )
+
+    ola, _janek, hands = await database_sync_to_async(two_games)()
+    socket = await connect("/ws/me/", ola)
+    for hand in hands:
+        await database_sync_to_async(play_until_ola_moves)(hand)
+    await frames_until(socket, r'id="my-games-count"[^>]*data-count="2"[^>]*hx-swap-oob')
+    # His move passes the turn on: one game fewer waits for him.
+    hand = hands[0]
+    await database_sync_to_async(games.hand_act)(
+        hand_id=hand.pk,
+        move=move_to_json(hand.engine_state.legal_moves()[0]),
+        version=hand.version,
+        user=ola,
+    )
+    await frames_until(socket, r'id="my-games-count"[^>]*data-count="1"')
     await socket.disconnect()

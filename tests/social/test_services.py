@@ -12,7 +12,7 @@ from django.utils import timezone
 from core.errors import Refused
 from games.engine import PROFILES
 from games.models import Match, Table
-from social import services
+from social import selectors, services
 from social.models import Challenge, DeclineReason, Follow
 from tests.factories import make_user
 
@@ -115,6 +115,25 @@ def test_an_accepted_challenge_of_two_seats_starts_the_match_with_its_settings()
     assert table.rated
     assert table.status == Table.Status.PLAYING
     assert Match.objects.get(table=table).status == Match.Status.PLAYING
+
+
+def test_a_correspondence_challenge_makes_a_table_of_days_per_move():
+    ola, janek = make_user(), make_user()
+    sent = challenge(ola, janek, move_days=7)
+    assert "7 days per move" in selectors.challenge_summary(sent)
+    assert selectors.challenge_json(sent)["timeControl"] == {
+        "type": "correspondence",
+        "daysPerTurn": 7,
+        "show": "7 days per move",
+    }
+    accepted = services.challenge_accept(challenge_id=sent.pk, user=janek)
+    table = Table.objects.get(pk=accepted.table_id)
+    assert table.move_days == 7 and table.status == Table.Status.PLAYING
+    hand = Match.objects.get(table=table).hands.get()
+    assert hand.deadline - hand.turn_started_at == timedelta(days=7)
+    with pytest.raises(Refused, match="Days per move"):
+        challenge(janek, ola, move_days=10)
+    assert not Challenge.objects.filter(challenger=janek).exists()
 
 
 def test_an_accepted_challenge_of_four_seats_leaves_two_seats_open_and_waits():
