@@ -21,6 +21,7 @@ from games import services as games
 from games.engine import PROFILES
 from games.models import RATING_MU, BotLevel, Rating, Seat, Table
 from games.services import TIME_PRESETS
+from games.speeds import speed_of
 from pairing import events, matching
 from pairing.models import SEEN_EVERY, SIZES, Seek
 
@@ -59,7 +60,10 @@ def seek_create(
     if bots_after not in settings.PAIRING_WAITS:
         raise Refused(_("Unknown waiting time."))
     _refuse_if_seated_elsewhere(user)
-    rating = Rating.objects.filter(user=user).values_list("mu", flat=True).first()
+    # Paired by the rating of the speed he will play.
+    base_seconds, increment_seconds = TIME_PRESETS[time_control]
+    speed = speed_of(base_seconds=base_seconds, increment_seconds=increment_seconds)
+    rating = Rating.objects.filter(user=user, speed=speed).values_list("mu", flat=True).first()
     try:
         with transaction.atomic():
             seek = Seek.objects.create(
