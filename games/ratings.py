@@ -279,7 +279,9 @@ def ratings_recompute(models: RatingModels = SITE_MODELS) -> int:
 
 def table_speed_sql(table: str = "") -> Case:
     """``table_speed`` in SQL, for the table at the lookup path ``table`` ("table__" from
-    a match), so that a query can join each player's rating of his table's speed."""
+    a match), so that a query can join each player's rating of his table's speed. It
+    follows ``table_speed`` rule for rule: days per move, when tables have them, come
+    first here too."""
     estimate = F(f"{table}base_seconds") + ACTIONS_PER_HAND * F(f"{table}increment_seconds")
     return Case(
         *(When(LessThan(estimate, limit), then=Value(speed.value)) for speed, limit in LIMITS),

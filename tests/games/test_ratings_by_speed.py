@@ -116,3 +116,30 @@ def test_the_profile_shows_a_rating_per_speed_and_charts_the_most_played(client)
         "classical": "1500?",
         "correspondence": "1500?",
     }
+
+
+@pytest.mark.parametrize(
+    ("base_seconds", "increment_seconds"),
+    [
+        (60, 0),
+        (180 - 18, 0),
+        (180 - 18, 1),
+        (300, 3),
+        (479, 0),
+        (480, 0),
+        (600, 5),
+        (1499, 0),
+        (1500, 0),
+        (1200, 20),
+        (3600, 60),
+    ],
+)
+def test_the_speed_in_sql_agrees_with_the_speed_in_python(base_seconds, increment_seconds):
+    table = make_table(players=1, base_seconds=base_seconds, increment_seconds=increment_seconds)
+    in_sql = (
+        type(table)
+        .objects.annotate(speed_sql=ratings.table_speed_sql())
+        .values_list("speed_sql", flat=True)
+        .get(pk=table.pk)
+    )
+    assert in_sql == table.speed
