@@ -2,9 +2,10 @@
 
 Rates ``--matches`` finished matches of 2 to 4 people drawn from ``--players``, at tables
 of four speeds (each match rated in its table's), on PostgreSQL, then annuls matches at
-different depths of the history through the moderation service (``ratings_replay_after``: what came after the annulled match is
-rated again) and times a rebuild of every rating from the start (``ratings_recompute``,
-what an annulment cost before). Prints milliseconds and the matches rated again.
+different depths of the history through the moderation service
+(``ratings_replay_after``: what came after the annulled match is rated again) and times
+a rebuild of every rating from the start (``ratings_recompute``, what an annulment cost
+before). Prints milliseconds and the matches rated again.
 Uses its own database (``pan_bench_ratings``) unless DATABASE_URL says otherwise.
 """
 
