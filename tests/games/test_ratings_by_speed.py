@@ -31,8 +31,11 @@ def test_the_lobby_and_the_table_show_each_players_rating_of_the_tables_speed():
     for table, shown in ((bullet, "1800"), (blitz, "1600")):
         row = lobby[lobby.index(f'href="{table.get_absolute_url()}"') :]
         assert re.search(rf"{ola.username} <[^>]*>{shown}<", row)
+    # Each table says its speed, so that the rating beside a name is read as that speed's.
+    assert re.findall(r'data-testid="speed">\(([^)]*)\)<', lobby) == ["blitz", "bullet"]
     for table, shown in ((bullet, "1800"), (blitz, "1600")):
         page = client_for().get(table.get_absolute_url()).content.decode()
+        assert re.search(r'data-testid="speed">\((\w+)\)<', page).group(1) == table.speed.label
         assert re.search(rf'{ola.username}</span> <span class="rating" data-testid="ring-rating" '
                          rf'[^>]*>{shown}<', page)  # fmt: skip
 
