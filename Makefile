@@ -10,7 +10,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-tournament bench-clock bench-move bench-ratings bench-spectators bench-load bench-faults bench-scale bench-api clean
+.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-tournament bench-clock bench-move bench-ratings bench-speed bench-spectators bench-load bench-faults bench-scale bench-api clean
 
 help:
 	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
@@ -113,6 +113,10 @@ bench-move: install
 # An annulment's cost to the ratings: replay after it vs rebuild (database pan_bench_ratings).
 bench-ratings: install
 	$(PY) -m bench.bench_ratings
+
+# N of the rating speeds: a player's own actions per hand in bot hands (no database).
+bench-speed: install
+	$(PY) -m bench.bench_speed
 
 # A move's cost with 100 spectators: visitors share a render, signed-in ones do not.
 bench-spectators: install

@@ -1,10 +1,11 @@
 """What an annulment costs the ratings (`make bench-ratings`): replay after it vs rebuild.
 
-Rates ``--matches`` finished matches of 2 to 4 people drawn from ``--players`` on
-PostgreSQL, then annuls matches at different depths of the history through the
-moderation service (``ratings_replay_after``: what came after the annulled match is
-rated again) and times a rebuild of every rating from the start (``ratings_recompute``,
-what an annulment cost before). Prints milliseconds and the matches rated again.
+Rates ``--matches`` finished matches of 2 to 4 people drawn from ``--players``, at tables
+of four speeds (each match rated in its table's), on PostgreSQL, then annuls matches at
+different depths of the history through the moderation service
+(``ratings_replay_after``: what came after the annulled match is rated again) and times
+a rebuild of every rating from the start (``ratings_recompute``, what an annulment cost
+before). Prints milliseconds and the matches rated again.
 Uses its own database (``pan_bench_ratings``) unless DATABASE_URL says otherwise.
 """
 
@@ -44,13 +45,24 @@ def main() -> None:
     users = User.objects.bulk_create(
         User(username=f"rated{i}", email=f"rated{i}@example.com") for i in range(options.players)
     )
-    table = services.table_create(owner=users[0], name="bench", rules=Rules(), seats=4)
+    # A table of each speed but correspondence: each match is rated in one of them.
+    tables = [
+        services.table_create(
+            owner=users[0],
+            name="bench",
+            rules=Rules(),
+            seats=4,
+            base_seconds=base,
+            increment_seconds=increment,
+        )
+        for base, increment in ((60, 0), (180, 2), (600, 5), (1800, 0))
+    ]
     start = timezone.now() - timedelta(days=365)
     rate_ms = []
     for number in range(options.matches):
         people = draw.sample(users, draw.randint(2, 4))
         match = Match.objects.create(
-            table=table,
+            table=draw.choice(tables),
             status=Match.Status.FINISHED,
             state=MatchState.new(len(people), 0).to_json(),
             finished_at=start + timedelta(minutes=number),
@@ -68,11 +80,14 @@ def main() -> None:
             for seat, (user, place) in enumerate(zip(people, places, strict=True))
         )
         started = time.perf_counter()
-        ratings.match_rate(match=Match.objects.prefetch_related("players").get(pk=match.pk))
+        ratings.match_rate(
+            match=Match.objects.select_related("table").prefetch_related("players").get(pk=match.pk)
+        )
         rate_ms.append((time.perf_counter() - started) * 1000)
     print(
         f"rated {RatingChange.objects.values('match').distinct().count()} matches of 2-4 among"
-        f" {Rating.objects.count()} players: median {statistics.median(rate_ms):.2f} ms a match"
+        f" {Rating.objects.values('user').distinct().count()} players at 4 speeds"
+        f" ({Rating.objects.count()} ratings): median {statistics.median(rate_ms):.2f} ms a match"
     )
 
     def annul(match: Match) -> tuple[float, int]:

@@ -19,6 +19,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import Clock, HandState, MatchState, Reason, Rules
+from games.speeds import Speed, table_speed
 
 MIN_SEATS, MAX_SEATS = 2, 4
 # The days per move a correspondence table offers (Table.move_days; 0 is real time).
@@ -118,6 +119,11 @@ class Table(models.Model):
     @property
     def rules(self) -> Rules:
         return Rules.from_json(self.rules_json)
+
+    @property
+    def speed(self) -> Speed:
+        """The speed its matches are rated in."""
+        return table_speed(self)
 
 
 class Seat(models.Model):
@@ -416,21 +422,26 @@ RATING_SIGMA = 25.0 / 3.0
 
 
 class Rating(models.Model):
-    """A player's current rating (created at his first rated match)."""
+    """A player's current rating in one speed (created at his first rated match of it)."""
 
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating"
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
     )
+    speed = models.CharField(max_length=16, choices=Speed.choices)
     mu = models.FloatField(default=RATING_MU)
     sigma = models.FloatField(default=RATING_SIGMA)
     matches = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        indexes = [models.Index(fields=["-mu"], name="rating_mu_desc")]
+        # The leaderboard reads one speed by rating.
+        indexes = [models.Index(fields=["speed", "-mu"], name="rating_speed_mu_desc")]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "speed"], name="rating_one_per_speed")
+        ]
 
     def __str__(self) -> str:
-        return f"{self.user}: {self.mu:.2f} ± {self.sigma:.2f}"
+        return f"{self.user} ({self.speed}): {self.mu:.2f} ± {self.sigma:.2f}"
 
 
 class RatingChange(models.Model):
@@ -440,6 +451,7 @@ class RatingChange(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
     )
+    speed = models.CharField(max_length=16, choices=Speed.choices)  # the match's
     mu_before = models.FloatField()
     sigma_before = models.FloatField()
     mu_after = models.FloatField()

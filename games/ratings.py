@@ -1,5 +1,9 @@
 """Ratings: OpenSkill's Plackett-Luce model over the places of finished matches.
 
+Each speed (``games.speeds``: bullet, blitz, rapid, classical, correspondence) has
+ratings of its own, as on lichess: a match is rated in its table's speed, and a player
+has one rating per speed he has played rated matches in.
+
 Which matches count: a match at an ordinary, rated table (the owner may make it casual;
 tournaments have their own places)
 that ended at P-A-N with at least two people in it. Bots are not rated (the site's, and
@@ -20,14 +24,17 @@ ratings are those a rebuild from the start (``ratings_recompute``) would give.
 from __future__ import annotations
 
 import logging
+from typing import NamedTuple
 
 from django.db import transaction
-from django.db.models import Count, Min, QuerySet
+from django.db.models import Case, CharField, Count, F, Min, QuerySet, Value, When
+from django.db.models.lookups import LessThan
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from accounts.models import User
 from games.models import RATING_MU, RATING_SIGMA, Match, MatchPlayer, Rating, RatingChange, Table
+from games.speeds import ACTIONS_PER_HAND, LIMITS, Speed, table_speed
 
 logger = logging.getLogger(__name__)
 
@@ -46,10 +53,16 @@ def is_provisional(rating: Rating | None) -> bool:
     return rating is None or rating.matches < PROVISIONAL_MATCHES
 
 
-def rating_label(user: User) -> str:
-    """A person's shown rating as it stands beside his name ("1531", a newcomer "1500?").
-    Select ``user__rating`` with the user, or this costs a query."""
-    rating = getattr(user, "rating", None)
+def rating_in(user: User, speed: str) -> Rating | None:
+    """A person's rating in ``speed``, None before his first rated match of it. Prefetch
+    ``user__ratings`` with the user, or this costs a query."""
+    return next((r for r in user.ratings.all() if r.speed == speed), None)
+
+
+def rating_label(user: User, speed: str) -> str:
+    """A person's shown rating in ``speed`` as it stands beside his name ("1531", a
+    newcomer "1500?"). Prefetch ``user__ratings`` with the user, or this costs a query."""
+    rating = rating_in(user, speed)
     shown = display_rating(rating.mu if rating is not None else RATING_MU)
     return f"{shown}?" if is_provisional(rating) else str(shown)
 
@@ -82,13 +95,32 @@ def _rank(player: MatchPlayer, seats: int) -> int:
     return seats + 1 if player.bot_level else player.place
 
 
-def _rate(match: Match, book: dict[int, Rating]) -> list[RatingChange]:
-    """Rate one match on the ratings in ``book`` (by user id; a player not in it starts
+Book = dict[tuple[int, str], Rating]  # by user id and speed
+
+
+class RatingModels(NamedTuple):
+    """The models a rebuild reads and writes: the site's, or a migration's historical
+    ones (``games.migrations``' split of the ratings by speed rebuilds with these)."""
+
+    match: type[Match]
+    rating: type[Rating]
+    change: type[RatingChange]
+
+
+SITE_MODELS = RatingModels(Match, Rating, RatingChange)
+
+
+def _rate(match: Match, book: Book, models: RatingModels = SITE_MODELS) -> list[RatingChange]:
+    """Rate one match in its speed on the ratings in ``book`` (a player not in it starts
     as a newcomer and is added): update them and return the changes, unsaved."""
     people, seats = _rated_players(match)
     if not people:
         return []
-    before = [book.setdefault(p.user_id, Rating(user_id=p.user_id)) for p in people]
+    speed = table_speed(match.table)
+    before = [
+        book.setdefault((p.user_id, speed), models.rating(user_id=p.user_id, speed=speed))
+        for p in people
+    ]
     after = MODEL.rate(
         [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before],
         ranks=[_rank(p, seats) for p in people],
@@ -96,9 +128,10 @@ def _rate(match: Match, book: dict[int, Rating]) -> list[RatingChange]:
     changes = []
     for rating, (new,) in zip(before, after, strict=True):
         changes.append(
-            RatingChange(
+            models.change(
                 match=match,
                 user_id=rating.user_id,
+                speed=speed,
                 mu_before=rating.mu,
                 sigma_before=rating.sigma,
                 mu_after=new.mu,
@@ -112,19 +145,21 @@ def _rate(match: Match, book: dict[int, Rating]) -> list[RatingChange]:
 
 def match_rate(*, match: Match) -> list[RatingChange]:
     """Rate a finished match once (again: nothing). Runs in the caller's transaction if
-    there is one; locks the players' ratings in user order, so two matches ending at the
-    same moment with a player in common wait for each other instead of deadlocking."""
+    there is one; locks the players' ratings of its speed in user order, so two matches
+    ending at the same moment with a player in common wait for each other instead of
+    deadlocking."""
     with transaction.atomic():
         people, _ = _rated_players(match)
         if not people or RatingChange.objects.filter(match=match).exists():
             return []
+        speed = table_speed(match.table)
         user_ids = sorted(p.user_id for p in people)
         for user_id in user_ids:
-            Rating.objects.get_or_create(user_id=user_id)
+            Rating.objects.get_or_create(user_id=user_id, speed=speed)
         book = {
-            r.user_id: r
+            (r.user_id, r.speed): r
             for r in Rating.objects.select_for_update()
-            .filter(user_id__in=user_ids)
+            .filter(user_id__in=user_ids, speed=speed)
             .order_by("user_id")
         }
         changes = _rate(match, book)
@@ -143,11 +178,11 @@ def _counting(matches: QuerySet[Match]) -> QuerySet[Match]:
     return matches.select_related("table").prefetch_related("players")
 
 
-def rated_matches() -> list[Match]:
+def rated_matches(models: RatingModels = SITE_MODELS) -> list[Match]:
     """Every match that counts, in the order they ended."""
     return list(
         _counting(
-            Match.objects.filter(
+            models.match.objects.filter(
                 status=Match.Status.FINISHED,
                 table__rated=True,
                 table__managed=False,
@@ -156,31 +191,42 @@ def rated_matches() -> list[Match]:
     )
 
 
-def _lock_every_rating() -> dict[int, Rating]:
+def _lock_every_rating(models: RatingModels = SITE_MODELS) -> Book:
     """Hold every rating row (a match that ends meanwhile waits until the rebuild is done
-    and is then rated on top of it); they are returned by user id."""
-    return {r.user_id: r for r in Rating.objects.select_for_update().order_by("user_id")}
+    and is then rated on top of it)."""
+    return {
+        (r.user_id, r.speed): r
+        for r in models.rating.objects.select_for_update().order_by("user_id", "speed")
+    }
 
 
-def _rate_in_turn(matches: list[Match], book: dict[int, Rating], touched: set[int]) -> int:
+def _rate_in_turn(
+    matches: list[Match],
+    book: Book,
+    touched: set[tuple[int, str]],
+    models: RatingModels = SITE_MODELS,
+) -> int:
     """Rate ``matches`` one after the other on ``book`` and store the result: the ratings
-    of the users in ``touched`` and of everyone rated (those left with no match are
-    deleted), and every change. Returns the matches rated."""
+    in ``touched`` and every rating rated (those left with no match are deleted), and
+    every change. Returns the matches rated."""
     changes = []
     rated = 0
     for match in matches:
-        done = _rate(match, book)
+        done = _rate(match, book, models)
         rated += bool(done)
         changes.extend(done)
-        touched.update(change.user_id for change in done)
+        touched.update((change.user_id, change.speed) for change in done)
     now = timezone.now()
-    kept = [book[user_id] for user_id in touched if book[user_id].matches]
+    kept = [book[key] for key in touched if book[key].matches]
     for rating in kept:
         rating.updated_at = now
-    Rating.objects.filter(user_id__in=[u for u in touched if not book[u].matches]).delete()
-    Rating.objects.bulk_update([r for r in kept if r.pk], ["mu", "sigma", "matches", "updated_at"])
-    Rating.objects.bulk_create([r for r in kept if not r.pk])
-    RatingChange.objects.bulk_create(changes)
+    emptied = [book[key].pk for key in touched if not book[key].matches and book[key].pk]
+    models.rating.objects.filter(pk__in=emptied).delete()
+    models.rating.objects.bulk_update(
+        [r for r in kept if r.pk], ["mu", "sigma", "matches", "updated_at"]
+    )
+    models.rating.objects.bulk_create([r for r in kept if not r.pk])
+    models.change.objects.bulk_create(changes)
     return rated
 
 
@@ -194,19 +240,22 @@ def ratings_replay_after(*, match: Match) -> int:
         if cutoff is None:
             return 0
         undone = list(RatingChange.objects.filter(pk__gte=cutoff).order_by("pk"))
-        first_undone: dict[int, RatingChange] = {}
+        first_undone: dict[tuple[int, str], RatingChange] = {}
         for change in undone:
-            first_undone.setdefault(change.user_id, change)
-        kept = dict(
-            RatingChange.objects.filter(pk__lt=cutoff, user_id__in=first_undone)
-            .values("user_id")
+            first_undone.setdefault((change.user_id, change.speed), change)
+        kept = {
+            (user_id, speed): n
+            for user_id, speed, n in RatingChange.objects.filter(
+                pk__lt=cutoff, user_id__in={user_id for user_id, _ in first_undone}
+            )
+            .values("user_id", "speed")
             .annotate(n=Count("pk"))
-            .values_list("user_id", "n")
-        )
-        for user_id, change in first_undone.items():
-            rating = book[user_id]
+            .values_list("user_id", "speed", "n")
+        }
+        for key, change in first_undone.items():
+            rating = book[key]
             rating.mu, rating.sigma = change.mu_before, change.sigma_before
-            rating.matches = kept.get(user_id, 0)
+            rating.matches = kept.get(key, 0)
         RatingChange.objects.filter(pk__gte=cutoff).delete()
         again = list(dict.fromkeys(change.match_id for change in undone))
         matches = _counting(Match.objects.all()).in_bulk(again)
@@ -215,13 +264,27 @@ def ratings_replay_after(*, match: Match) -> int:
     return rated
 
 
-def ratings_recompute() -> int:
-    """Rebuild every rating from the matches that count, oldest first (after an annulment:
-    what followed from the annulled match goes too). Returns the matches rated."""
+def ratings_recompute(models: RatingModels = SITE_MODELS) -> int:
+    """Rebuild every rating from the matches that count, oldest first, each in its speed
+    (after an annulment: what followed from the annulled match goes too). Returns the
+    matches rated."""
     with transaction.atomic():
-        _lock_every_rating()
-        RatingChange.objects.all().delete()
-        Rating.objects.all().delete()
-        rated = _rate_in_turn(rated_matches(), {}, set())
+        _lock_every_rating(models)
+        models.change.objects.all().delete()
+        models.rating.objects.all().delete()
+        rated = _rate_in_turn(rated_matches(models), {}, set(), models)
     logger.info("ratings rebuilt from %s rated matches", rated)
     return rated
+
+
+def table_speed_sql(table: str = "") -> Case:
+    """``table_speed`` in SQL, for the table at the lookup path ``table`` ("table__" from
+    a match), so that a query can join each player's rating of his table's speed. It
+    follows ``table_speed`` rule for rule: days per move come first here too."""
+    estimate = F(f"{table}base_seconds") + ACTIONS_PER_HAND * F(f"{table}increment_seconds")
+    return Case(
+        When(**{f"{table}move_days__gt": 0}, then=Value(Speed.CORRESPONDENCE.value)),
+        *(When(LessThan(estimate, limit), then=Value(speed.value)) for speed, limit in LIMITS),
+        default=Value(Speed.CLASSICAL.value),
+        output_field=CharField(),
+    )

@@ -15,6 +15,7 @@ from games import renderers, selectors, services
 from games.forms import TableForm
 from games.models import Hand, Table
 from games.ratings import DISPLAY_BASE, PROVISIONAL_MATCHES
+from games.speeds import ACTIONS_PER_HAND, Speed
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -34,10 +35,18 @@ def fairness(request: HttpRequest) -> HttpResponse:
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
+    """The ranking of one speed (``?speed=``; blitz, the default table's, when none)."""
+    asked = request.GET.get("speed", Speed.BLITZ.value)
+    if asked not in Speed.values:
+        raise Http404(_("No such speed."))
+    speed = Speed(asked)
     context = {
-        "rows": selectors.leaderboard(),
+        "rows": selectors.leaderboard(speed),
+        "speed": speed,
+        "speeds": list(Speed),
         "provisional_matches": PROVISIONAL_MATCHES,
         "newcomer": DISPLAY_BASE,
+        "actions_per_hand": ACTIONS_PER_HAND,
     }
     return render(request, "games/leaderboard.html", context)
 

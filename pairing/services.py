@@ -21,6 +21,7 @@ from games import services as games
 from games.engine import PROFILES
 from games.models import RATING_MU, BotLevel, Rating, Seat, Table
 from games.services import DAY_PRESETS, preset_fields
+from games.speeds import speed_of
 from pairing import events, matching
 from pairing.models import SEEN_EVERY, SIZES, Seek
 
@@ -63,7 +64,9 @@ def seek_create(
         raise Refused(_("Unknown waiting time."))
     if time_control not in DAY_PRESETS:
         _refuse_if_seated_elsewhere(user)
-    rating = Rating.objects.filter(user=user).values_list("mu", flat=True).first()
+    # Paired by the rating of the speed he will play.
+    speed = speed_of(**{"base_seconds": 0, "increment_seconds": 0, **preset_fields(time_control)})
+    rating = Rating.objects.filter(user=user, speed=speed).values_list("mu", flat=True).first()
     try:
         with transaction.atomic():
             seek = Seek.objects.create(

@@ -25,6 +25,7 @@ from games.selectors.labels import (
     describe_outcome,
     rating_delta,
 )
+from games.speeds import Speed
 
 # --- ratings ------------------------------------------------------------------------------------
 
@@ -40,11 +41,12 @@ class LeaderRow:
     matches: int
 
 
-def leaderboard() -> list[LeaderRow]:
-    """The established players (no longer provisional) by rating, banned ones left out."""
+def leaderboard(speed: Speed) -> list[LeaderRow]:
+    """The established players of ``speed`` (no longer provisional in it) by their rating
+    of it, banned ones left out."""
     now = timezone.now()
     rows = (
-        Rating.objects.filter(matches__gte=PROVISIONAL_MATCHES, user__is_active=True)
+        Rating.objects.filter(speed=speed, matches__gte=PROVISIONAL_MATCHES, user__is_active=True)
         .exclude(user__banned_until__gt=now)
         .select_related("user")
         .order_by("-mu", "user__username")[:LEADERBOARD_SIZE]
@@ -109,12 +111,23 @@ class RatingChart:
 
 
 @dataclass(frozen=True)
+class SpeedRating:
+    """A player's shown rating in one speed; before his first rated match of it the
+    starting one."""
+
+    speed: Speed
+    rating: int
+    provisional: bool
+    matches: int
+
+
+@dataclass(frozen=True)
 class PlayerRecord:
     """What a profile says of a player's games. Matches are those at ordinary tables
-    (tournaments are listed on their own); hands count every table, tournaments too."""
+    (tournaments are listed on their own); hands count every table, tournaments too.
+    The rating chart is of his main speed: the one of his most rated matches."""
 
-    rating: int  # the shown rating; before his first rated match the starting one
-    provisional: bool
+    ratings: list[SpeedRating]  # every speed, fastest first
     matches: int
     wins: int
     pans: int  # matches he ended with P-A-N: last place
@@ -122,6 +135,7 @@ class PlayerRecord:
     hands_lost: int
     recent: list[RecentMatch]
     rating_chart: RatingChart | None = None  # from his first rated match on
+    chart_speed: Speed | None = None
 
     @staticmethod
     def _percent(part: int, whole: int) -> int | None:
@@ -177,11 +191,10 @@ def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
     )
     rows = list(finished.annotate(last_hand=Subquery(_last_hand))[:RECENT_MATCHES])
     last_hands = Hand.objects.select_related("match__table").in_bulk([r.last_hand for r in rows])
-    # The newest rated matches in the order they were rated (each one's rating before is
-    # the previous one's after); those among the recent matches are necessarily here.
-    changes = list(RatingChange.objects.filter(user=user).order_by("-pk")[:RATING_CHART_MATCHES])
-    changes.reverse()
-    by_match = {c.match_id: c for c in changes}
+    by_match = {
+        c.match_id: c
+        for c in RatingChange.objects.filter(user=user, match__in=[r.match_id for r in rows])
+    }
     recent = []
     for row in rows:
         last = last_hands.get(row.last_hand)
@@ -195,14 +208,34 @@ def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
                 rating_delta(by_match.get(row.match_id)),
             )
         )
+    held = {r.speed: r for r in Rating.objects.filter(user=user)}
+    main = max(held.values(), key=lambda r: (r.matches, r.updated_at), default=None)
+    # The newest rated matches of his main speed in the order they were rated (each one's
+    # rating before is the previous one's after).
+    changes = (
+        list(
+            RatingChange.objects.filter(user=user, speed=main.speed).order_by("-pk")[
+                :RATING_CHART_MATCHES
+            ]
+        )
+        if main is not None
+        else []
+    )
+    changes.reverse()
     chart = None
     if changes:
         shown = [display_rating(changes[0].mu_before)]
         chart = RatingChart(shown + [display_rating(c.mu_after) for c in changes])
-    rating = Rating.objects.filter(user=user).first()
     return PlayerRecord(
-        rating=display_rating(rating.mu if rating else RATING_MU),
-        provisional=is_provisional(rating),
+        ratings=[
+            SpeedRating(
+                speed=speed,
+                rating=display_rating(held[speed].mu if speed in held else RATING_MU),
+                provisional=is_provisional(held.get(speed)),
+                matches=held[speed].matches if speed in held else 0,
+            )
+            for speed in Speed
+        ],
         matches=counts["matches"],
         wins=counts["wins"],
         pans=counts["pans"],
@@ -210,6 +243,7 @@ def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
         hands_lost=Hand.objects.filter(mine & lost_seat).count(),
         recent=recent,
         rating_chart=chart,
+        chart_speed=Speed(main.speed) if chart else None,
     )
 
 

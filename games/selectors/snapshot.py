@@ -240,10 +240,14 @@ def table_snapshot(
                 taken_at=now,
             )
     table = Table.objects.select_related("owner").get(pk=table_id)  # for its title
-    seats = list(table.seats.select_related("user__rating"))
+    seats = list(table.seats.select_related("user").prefetch_related("user__ratings"))
     match = current_match(table)
     hand = current_hand(match)
-    match_players = list(match.players.select_related("user__rating")) if match else []
+    match_players = (
+        list(match.players.select_related("user").prefetch_related("user__ratings"))
+        if match
+        else []
+    )
     finished = match is not None and match.status == Match.Status.FINISHED
     return TableSnapshot(
         table=table,
@@ -428,6 +432,7 @@ def _settled(snapshot: TableSnapshot) -> Settled:
     players: list[tuple[int, str, int | None, bool, str, int | None, str, str]] = []
     ranking: list[tuple[int, str, str, str]] = []
     names = seat_names(snapshot.match_players)
+    speed = table.speed
     if match is not None:
         letters = match.match_state.letters
         for p in snapshot.match_players:
@@ -441,7 +446,7 @@ def _settled(snapshot: TableSnapshot) -> Settled:
                     is_bot,
                     LETTERS[letters[p.seat]],
                     p.place,
-                    rating_label(p.user) if p.user and not p.user.is_bot_account else "",
+                    rating_label(p.user, speed) if p.user and not p.user.is_bot_account else "",
                     _bot_for(p, now),
                 )
             )

@@ -39,7 +39,9 @@ def lobby_tables() -> QuerySet[Table]:
     return (
         Table.objects.filter(is_public=True, status__in=[Table.Status.OPEN, Table.Status.PLAYING])
         .select_related("owner")
-        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user__rating")))
+        .prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.select_related("user")), "seats__user__ratings"
+        )
         .order_by("-created_at")[:100]
     )
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Avg, FloatField, Q, Value
+from django.db.models import Avg, F, FilteredRelation, FloatField, Q, Value
 from django.db.models.functions import Coalesce
 
 from games.models import RATING_MU, Match, Table
-from games.ratings import display_rating
+from games.ratings import display_rating, table_speed_sql
 from games.selectors.tables import TableView, table_view
 
 # The people of a match: seats a person plays (not a bot of the site, not a bot account,
@@ -39,18 +39,24 @@ def tv_match() -> Match | None:
     """The match the TV shows: of the public tables' matches in play, the one whose
     people have the highest mean rating, or None when no such match is being played.
 
-    A person's rating is his skill estimate (a newcomer's is the starting one), so the
-    mean orders matches as the mean of their shown ratings does. Bots are left out of
-    the mean (the site's bots, bot accounts and a bot playing for a person who left):
-    they have no rating, and a match of bots alone is never on TV. Private tables never
-    are either. Ties go to the oldest table (the lowest id), then the oldest match."""
+    A person's rating is his skill estimate in the table's speed (a newcomer's is the
+    starting one), so the mean orders matches as the mean of their shown ratings does.
+    Bots are left out of the mean (the site's bots, bot accounts and a bot playing for a
+    person who left): they have no rating, and a match of bots alone is never on TV.
+    Private tables never are either. Ties go to the oldest table (the lowest id), then
+    the oldest match."""
     return (
         Match.objects.filter(status=Match.Status.PLAYING, table__is_public=True)
         .annotate(
+            speed=table_speed_sql("table__"),
+            # Each person's rating of the table's speed (none yet: a newcomer's).
+            speed_rating=FilteredRelation(
+                "players__user__ratings", condition=Q(players__user__ratings__speed=F("speed"))
+            ),
             strength=Avg(
-                Coalesce("players__user__rating__mu", Value(RATING_MU), output_field=FloatField()),
+                Coalesce("speed_rating__mu", Value(RATING_MU), output_field=FloatField()),
                 filter=_PEOPLE,
-            )
+            ),
         )
         .filter(strength__isnull=False)
         .select_related("table")

@@ -136,9 +136,9 @@ def time_control(table: object) -> str:
 
 
 @register.filter
-def rating(user: User) -> str:
-    """A person's shown rating beside his name."""
-    return rating_label(user)
+def rating(user: User, speed: str) -> str:
+    """A person's shown rating in ``speed`` (his table's) beside his name."""
+    return rating_label(user, speed)
 
 
 # Where each seat sits around the felt, counted clockwise from the viewer's own (or from

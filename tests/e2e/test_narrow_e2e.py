@@ -16,6 +16,7 @@ from api import services as api_services
 from games import services
 from games.engine import Rules
 from games.models import HandAnalysis, Rating
+from games.speeds import Speed
 from puzzles.services import puzzles_load
 from tests.e2e.test_fixes_e2e import log_in_any_language
 from tests.factories import make_user, play_to_pan_on_time
@@ -173,7 +174,7 @@ def the_pages() -> dict[str, str]:
     # Established players, so that the ranking lists them all.
     for mu, person in enumerate([viewer, *others], start=24):
         Rating.objects.update_or_create(
-            user=person, defaults={"mu": float(mu), "sigma": 2.0, "matches": 40}
+            user=person, speed=Speed.BLITZ, defaults={"mu": float(mu), "sigma": 2.0, "matches": 40}
         )
     return {
         "lobby": "/",

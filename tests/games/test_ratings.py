@@ -12,6 +12,7 @@ from django.utils import timezone
 from games import ratings, services
 from games.engine import move_to_json
 from games.models import RATING_MU, Rating, RatingChange, Table
+from games.speeds import Speed
 from moderation import services as moderation
 from tests.factories import (
     client_for,
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.django_db
 
 
 def mu_of(user) -> float:
-    return Rating.objects.get(user=user).mu
+    return Rating.objects.get(user=user, speed=Speed.BLITZ).mu
 
 
 def test_a_finished_match_rates_its_people_by_place_and_only_once():
@@ -149,9 +150,9 @@ def test_tournament_matches_do_not_change_ratings():
 
 
 def rating_book() -> tuple[dict, dict]:
-    ratings_now = {r.user_id: (r.mu, r.sigma, r.matches) for r in Rating.objects.all()}
+    ratings_now = {(r.user_id, r.speed): (r.mu, r.sigma, r.matches) for r in Rating.objects.all()}
     changes = {
-        (c.match_id, c.user_id): (c.mu_before, c.sigma_before, c.mu_after, c.sigma_after)
+        (c.match_id, c.user_id): (c.speed, c.mu_before, c.sigma_before, c.mu_after, c.sigma_after)
         for c in RatingChange.objects.all()
     }
     return ratings_now, changes
@@ -186,7 +187,7 @@ def test_annulling_replays_only_what_came_after_and_agrees_with_a_rebuild_from_t
         RatingChange.objects.get(match=m4, user=b).mu_after
     )
     played = {a.pk: 2, b.pk: 3, c.pk: 1} | {u.pk: 2 for u in seated_users(apart)}
-    assert {user_id: n for user_id, (_, _, n) in rating_book()[0].items()} == played
+    assert {user_id: n for (user_id, _), (_, _, n) in rating_book()[0].items()} == played
 
     replayed = rating_book()
     assert ratings.ratings_recompute() == 5
@@ -214,20 +215,20 @@ def test_the_profile_shows_a_provisional_rating(client):
     user = seated_users(table)[0]
     page = client.get(user.get_absolute_url()).content.decode()
     shown = ratings.display_rating(mu_of(user))
-    assert f'data-stat="rating">{shown}?<' in page
+    assert f'data-stat="rating-blitz">{shown}?<' in page
 
 
 def test_a_new_profile_shows_the_starting_rating_as_provisional(client):
     """Before any rated match (none at all, or casual ones only): 1500, provisional (#14)."""
     newcomer = make_user()
     page = client.get(newcomer.get_absolute_url()).content.decode()
-    assert f'data-stat="rating">{ratings.DISPLAY_BASE}?<' in page
+    assert f'data-stat="rating-blitz">{ratings.DISPLAY_BASE}?<' in page
     assert "(provisional)" in page and "No games played yet." in page
 
     table = make_table(players=2, rated=False)
     play_to_pan_on_time(table)
     page = client.get(seated_users(table)[0].get_absolute_url()).content.decode()
-    assert f'data-stat="rating">{ratings.DISPLAY_BASE}?<' in page and "(provisional)" in page
+    assert f'data-stat="rating-blitz">{ratings.DISPLAY_BASE}?<' in page and "(provisional)" in page
 
 
 @pytest.mark.parametrize(
@@ -246,7 +247,7 @@ def test_a_provisional_ratings_mark_explains_itself_on_hover_and_to_a_screen_rea
 ):
     table = make_table(players=2)
     established, _newcomer = seated_users(table)
-    Rating.objects.create(user=established, mu=28.0, sigma=3.0, matches=40)
+    Rating.objects.create(speed=Speed.BLITZ, user=established, mu=28.0, sigma=3.0, matches=40)
     page = client.get(table.get_absolute_url(), HTTP_ACCEPT_LANGUAGE=language).content.decode()
     shown = re.findall(
         r'data-testid="seat-rating" title="([^"]*)">([^<]*)'
@@ -262,10 +263,12 @@ def test_a_provisional_ratings_mark_explains_itself_on_hover_and_to_a_screen_rea
 
 def test_the_leaderboard_lists_established_players_by_rating(client):
     strong, steady, newcomer, banned = (make_user() for _ in range(4))
-    Rating.objects.create(user=strong, mu=31.0, sigma=3.0, matches=40)
-    Rating.objects.create(user=steady, mu=26.0, sigma=4.0, matches=ratings.PROVISIONAL_MATCHES)
-    Rating.objects.create(user=newcomer, mu=40.0, sigma=7.0, matches=3)
-    Rating.objects.create(user=banned, mu=35.0, sigma=3.0, matches=50)
+    Rating.objects.create(speed=Speed.BLITZ, user=strong, mu=31.0, sigma=3.0, matches=40)
+    Rating.objects.create(
+        speed=Speed.BLITZ, user=steady, mu=26.0, sigma=4.0, matches=ratings.PROVISIONAL_MATCHES
+    )
+    Rating.objects.create(speed=Speed.BLITZ, user=newcomer, mu=40.0, sigma=7.0, matches=3)
+    Rating.objects.create(speed=Speed.BLITZ, user=banned, mu=35.0, sigma=3.0, matches=50)
     banned.banned_until = timezone.now() + timedelta(days=1)
     banned.save()
     page = client.get("/ratings/").content.decode()
@@ -296,7 +299,7 @@ def test_the_profile_draws_the_rating_after_each_rated_match_and_each_matchs_cha
     ys = [float(p.split(",")[1]) for p in points]
     assert sorted(range(3), key=lambda i: ys[i]) == sorted(range(3), key=lambda i: -shown[i])
     assert f"lowest {min(shown)}, highest {max(shown)}" in chart
-    assert "last 2 rated matches" in chart
+    assert "Rating (blitz) over the last 2 rated matches" in chart
 
     # The recent matches, each with what it did to the rating.
     recent = page[page.index('data-testid="recent-matches"') :]
@@ -315,8 +318,8 @@ def test_a_profile_without_rated_matches_draws_no_rating_line(client):
 def test_the_table_shows_each_persons_rating_beside_his_name_and_none_for_bots(client):
     table = make_table(players=2, seats=3)
     established, newcomer = seated_users(table)
-    Rating.objects.create(user=established, mu=28.0, sigma=3.0, matches=40)
-    Rating.objects.create(user=newcomer, mu=27.0, sigma=6.0, matches=2)
+    Rating.objects.create(speed=Speed.BLITZ, user=established, mu=28.0, sigma=3.0, matches=40)
+    Rating.objects.create(speed=Speed.BLITZ, user=newcomer, mu=27.0, sigma=6.0, matches=2)
     services.table_add_bot(table_id=table.pk, by=table.owner, position=2, level="greedy")
 
     def shown(testid: str) -> list[str]:
@@ -333,3 +336,84 @@ def test_the_table_shows_each_persons_rating_beside_his_name_and_none_for_bots(c
     page = client.get(table.get_absolute_url()).content.decode()
     assert page.count('data-testid="player" ') == 3  # two people and the bot...
     assert sorted(shown("player-rating")) == sorted(expected)  # ...which has no rating
+
+
+# --- speeds ---------------------------------------------------------------------------------
+
+BULLET, RAPID = {"base_seconds": 60, "increment_seconds": 0}, {"base_seconds": 600}
+
+
+def speeds_of(user) -> dict[str, tuple[float, int]]:
+    return {r.speed: (r.mu, r.matches) for r in Rating.objects.filter(user=user)}
+
+
+def test_a_match_is_rated_in_its_tables_speed_and_leaves_the_others_alone():
+    ola, janek = make_user(), make_user()
+    bullet = make_table(ola, players=1, **BULLET)
+    services.table_sit(table_id=bullet.pk, user=janek)
+    rapid = make_table(janek, players=1, **RAPID)
+    services.table_sit(table_id=rapid.pk, user=ola)
+
+    first = play_to_pan_on_time(bullet)
+    assert set(speeds_of(ola)) == {Speed.BULLET} and speeds_of(ola)[Speed.BULLET][1] == 1
+    second = play_to_pan_on_time(rapid)
+    # The rapid match starts from a newcomer's rapid rating, not from the bullet one.
+    assert {c.mu_before for c in RatingChange.objects.filter(match=second)} == {RATING_MU}
+    assert {c.speed for c in RatingChange.objects.filter(match=first)} == {Speed.BULLET}
+    assert {c.speed for c in RatingChange.objects.filter(match=second)} == {Speed.RAPID}
+    for user in (ola, janek):
+        assert {speed: n for speed, (_, n) in speeds_of(user).items()} == {
+            Speed.BULLET: 1,
+            Speed.RAPID: 1,
+        }
+        bullet_after = RatingChange.objects.get(match=first, user=user).mu_after
+        assert speeds_of(user)[Speed.BULLET][0] == bullet_after
+
+
+def test_a_correspondence_match_is_rated_apart_from_the_real_time_ones():
+    ola, janek = make_user(), make_user()
+    days = make_table(ola, players=1, move_days=3)
+    services.table_sit(table_id=days.pk, user=janek)
+    blitz = make_table(janek, players=1)
+    services.table_sit(table_id=blitz.pk, user=ola)
+    over_days = play_to_pan_on_time(days)
+    play_to_pan_on_time(blitz)
+    assert {c.speed for c in RatingChange.objects.filter(match=over_days)} == {Speed.CORRESPONDENCE}
+    for user in (ola, janek):
+        assert {speed: n for speed, (_, n) in speeds_of(user).items()} == {
+            Speed.CORRESPONDENCE: 1,
+            Speed.BLITZ: 1,
+        }
+
+
+def played_at_speeds() -> list:
+    """Rated matches of three people at three speeds, interleaved, ending in this order."""
+    a, b, c = make_user(), make_user(), make_user()
+    tables = [
+        make_table(a, players=1, **BULLET),
+        make_table(b, players=1),  # blitz
+        make_table(c, players=1, **RAPID),
+    ]
+    for table, guest in zip(tables, (b, c, a), strict=True):
+        services.table_sit(table_id=table.pk, user=guest)
+    matches = [play_to_pan_on_time(table) for _ in range(2) for table in tables]
+    start = timezone.now()
+    for i, match in enumerate(matches):
+        type(match).objects.filter(pk=match.pk).update(finished_at=start + timedelta(minutes=i))
+    return matches
+
+
+def test_annulling_replays_each_speed_and_agrees_with_a_rebuild():
+    matches = played_at_speeds()
+    bullet_before = {
+        (c.match_id, c.user_id): c.mu_after for c in RatingChange.objects.filter(speed=Speed.BULLET)
+    }
+    moderation.match_annul(by=make_moderator(), match_id=matches[1].pk, reason="collusion")
+    # The annulled blitz match takes nothing back from the bullet matches after it.
+    assert {
+        (c.match_id, c.user_id): c.mu_after for c in RatingChange.objects.filter(speed=Speed.BULLET)
+    } == bullet_before
+    assert Rating.objects.get(user=matches[1].table.owner, speed=Speed.BLITZ).matches == 1
+    replayed = rating_book()
+    assert ratings.ratings_recompute() == 5
+    assert rating_book() == replayed

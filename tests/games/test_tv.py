@@ -10,15 +10,19 @@ from django.urls import reverse
 from games import renderers, selectors, services
 from games.models import RATING_MU, Rating
 from games.ratings import DISPLAY_SCALE
+from games.speeds import Speed
 from tests.factories import client_for, make_table, make_user, play_to_pan_on_time, seated_users
 
 pytestmark = pytest.mark.django_db
 
 
-def rate(user, shown: int) -> None:
-    """Give ``user`` the shown rating ``shown`` (established: no "?")."""
+def rate(user, shown: int, speed: Speed = Speed.BLITZ) -> None:
+    """Give ``user`` the shown rating ``shown`` in ``speed`` (the tests' tables are blitz;
+    established: no "?")."""
     Rating.objects.update_or_create(
-        user=user, defaults={"mu": RATING_MU + (shown - 1500) / DISPLAY_SCALE, "matches": 20}
+        user=user,
+        speed=speed,
+        defaults={"mu": RATING_MU + (shown - 1500) / DISPLAY_SCALE, "matches": 20},
     )
 
 
