@@ -23,3 +23,8 @@ match_finished = Signal()
 # arguments: ``user_id``, ``now``. Sent outside any transaction of games', so what a
 # receiver does (moderation mutes a repeated flooder) stays although the message is refused.
 chat_flooded = Signal()
+
+# A correspondence table's turn passed to a seated human player. Sent after the commit,
+# with keyword arguments ``table_id``, ``hand_id``, ``user_id`` and ``deadline`` (when
+# his time runs out).
+correspondence_turn = Signal()

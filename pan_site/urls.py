@@ -20,6 +20,7 @@ urlpatterns = [
     path("", include("moderation.urls")),
     path("", include("tournaments.urls")),
     path("", include("social.urls")),
+    path("", include("notifications.urls")),
     path("", views_games.home, name="home"),
     path("rules/", views_games.rules, name="rules"),
     path("", include("games.urls")),

@@ -17,6 +17,7 @@ PACKAGES = (
     "api",
     "moderation",
     "social",
+    "notifications",
     "pan_site",
 )
 
