@@ -3,6 +3,7 @@ the mail server of the e-mail tests and of ``make bench-mail``."""
 
 from __future__ import annotations
 
+import logging
 import socket
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -33,6 +34,8 @@ class SmtpSink:
     """``with SmtpSink() as sink:`` an SMTP server on ``sink.port``; ``sink.messages``."""
 
     def __init__(self, port: int | None = None) -> None:
+        # aiosmtpd logs every SMTP command at INFO: a thousand lines for a hundred e-mails.
+        logging.getLogger("mail.log").setLevel(logging.WARNING)
         self.port = port or free_port()
         self._keeper = _Keeper()
         self._controller = Controller(self._keeper, hostname="127.0.0.1", port=self.port)
