@@ -30,7 +30,7 @@ def main() -> None:
     start_django(fresh=True)
 
     from django.db import connection
-    from django.test.utils import CaptureQueriesContext, override_settings
+    from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
     from accounts.models import User
@@ -58,15 +58,7 @@ def main() -> None:
                 sender=None, table_id=table.pk, hand_id=hand_id, user_id=user.pk, deadline=deadline
             )
 
-    with (
-        SmtpSink() as sink,
-        override_settings(
-            EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend",
-            EMAIL_HOST="127.0.0.1",
-            EMAIL_PORT=sink.port,
-            EMAIL_USE_TLS=False,
-        ),
-    ):
+    with SmtpSink() as sink, sink.settings():
         took, queries = [], []
         started = time.perf_counter()
         for user in users:

@@ -11,6 +11,7 @@ from types import TracebackType
 from typing import Any
 
 from aiosmtpd.controller import Controller
+from django.test.utils import override_settings
 
 
 def free_port() -> int:
@@ -18,6 +19,19 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def smtp_settings(port: int, **more: object) -> override_settings:
+    """Django's settings that send e-mail over SMTP to 127.0.0.1:``port``, plainly."""
+    return override_settings(
+        EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend",
+        EMAIL_HOST="127.0.0.1",
+        EMAIL_PORT=port,
+        EMAIL_USE_TLS=False,
+        EMAIL_HOST_USER="",
+        EMAIL_HOST_PASSWORD="",
+        **more,
+    )
 
 
 class _Keeper:
@@ -39,6 +53,10 @@ class SmtpSink:
         self.port = port or free_port()
         self._keeper = _Keeper()
         self._controller = Controller(self._keeper, hostname="127.0.0.1", port=self.port)
+
+    def settings(self, **more: object) -> override_settings:
+        """Django's settings that send the site's e-mail here (``more`` besides)."""
+        return smtp_settings(self.port, **more)
 
     @property
     def messages(self) -> list[EmailMessage]:

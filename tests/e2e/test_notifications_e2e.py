@@ -8,16 +8,15 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.test import override_settings
 from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
 from bench.smtp_sink import SmtpSink
-from games.signals import correspondence_turn
 from notifications import services
 from notifications.models import Kind, MailChoice
 from tests.e2e.test_fixes_e2e import log_in_any_language
 from tests.factories import make_table, make_user
+from tests.notifications.helpers import send_turn
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -43,13 +42,7 @@ def test_the_turn_reaches_the_bell_live_then_the_email_and_its_links_work(
     expect(page.locator("#me-socket[data-me-ws=open]")).to_have_count(1)
     expect(page.get_by_test_id("bell-count")).to_have_count(0)
 
-    correspondence_turn.send(
-        sender=None,
-        table_id=table.pk,
-        hand_id=1,
-        user_id=ola.pk,
-        deadline=timezone.now() + timedelta(days=3),
-    )
+    send_turn(table, ola, hand_id=1, deadline=timezone.now() + timedelta(days=3))
     expect(page.get_by_test_id("bell-count")).to_have_text("1")
     page.locator("#notification-bell > summary").click()
     notice = page.get_by_test_id("bell-notice")
@@ -69,11 +62,7 @@ def test_the_turn_reaches_the_bell_live_then_the_email_and_its_links_work(
     # injected time), and its links work in the browser.
     with (
         SmtpSink() as sink,
-        override_settings(
-            EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend",
-            EMAIL_HOST="127.0.0.1",
-            EMAIL_PORT=sink.port,
-            EMAIL_USE_TLS=False,
+        sink.settings(
             SITE_URL=site.url,
             # The link is signed as the site signs it: with the key the site keeps.
             SECRET_KEY=(site.var_dir / "secret_key").read_text().strip(),

@@ -9,22 +9,12 @@ import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from games.signals import correspondence_turn
 from notifications import services
 from tests.factories import make_table, make_user
 from tests.games.ws import connect, frames_until
+from tests.notifications.helpers import send_turn
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.redis]
-
-
-def _turn(table, user) -> None:
-    correspondence_turn.send(
-        sender=None,
-        table_id=table.pk,
-        hand_id=1,
-        user_id=user.pk,
-        deadline=timezone.now() + timedelta(days=1),
-    )
 
 
 async def test_the_turn_notice_reaches_its_owners_bell_live_and_nobody_elses():
@@ -34,7 +24,9 @@ async def test_the_turn_notice_reaches_its_owners_bell_live_and_nobody_elses():
     ola_socket = await connect("/ws/me/", ola)
     bob_socket = await connect("/ws/me/", bob)
 
-    await database_sync_to_async(_turn)(table, ola)
+    await database_sync_to_async(send_turn)(
+        table, ola, hand_id=1, deadline=timezone.now() + timedelta(days=1)
+    )
     frames = await frames_until(ola_socket, 'id="bell-panel"')
     frame = "".join(frames)
     assert 'id="bell-count" class="bell-label" hx-swap-oob="true"' in frame

@@ -7,15 +7,15 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.test import Client, override_settings
+from django.test import Client
 
-from bench.smtp_sink import SmtpSink, free_port
-from games.signals import correspondence_turn
+from bench.smtp_sink import SmtpSink, free_port, smtp_settings
 from notifications import services, tasks
 from notifications.models import Kind, MailChoice, Notification
 from social import presence
 from social import services as social
 from tests.factories import make_table, make_user
+from tests.notifications.helpers import send_turn
 
 pytestmark = pytest.mark.django_db
 
@@ -23,25 +23,11 @@ NOW = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
 
 
 def smtp(port: int):
-    return override_settings(
-        EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend",
-        EMAIL_HOST="127.0.0.1",
-        EMAIL_PORT=port,
-        EMAIL_USE_TLS=False,
-        EMAIL_HOST_USER="",
-        EMAIL_HOST_PASSWORD="",
-        SITE_URL="https://pan.example",
-    )
+    return smtp_settings(port, SITE_URL="https://pan.example")
 
 
 def turn(table, user, *, hand_id: int, at: datetime) -> None:
-    correspondence_turn.send(
-        sender=None,
-        table_id=table.pk,
-        hand_id=hand_id,
-        user_id=user.pk,
-        deadline=at + timedelta(days=2),
-    )
+    send_turn(table, user, hand_id=hand_id, deadline=at + timedelta(days=2))
     Notification.objects.filter(owner=user, kind=Kind.YOUR_TURN).filter(
         key__startswith=f"turn:{hand_id}:"
     ).update(created_at=at)
