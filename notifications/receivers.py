@@ -8,6 +8,7 @@ it is stored if and only if the change commits.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +26,8 @@ from social.models import Challenge, Follow
 from tournaments import events as tournament_events
 from tournaments.models import Tournament, TournamentEntry
 from tournaments.signals import player_followed
+
+logger = logging.getLogger(__name__)
 
 # What a moderator did that its target is told of.
 MODERATION_TOLD = {
@@ -73,7 +76,11 @@ def on_match_finished(sender: object, *, match: Match, now: datetime, **kw: Any)
         for p in match.players.select_related("user")
         if p.user_id is not None and not p.user.is_bot_account
     ]
-    present = cache.get_many([games_selectors.presence_key(table.pk, uid) for uid in players])
+    try:
+        present = cache.get_many([games_selectors.presence_key(table.pk, uid) for uid in players])
+    except Exception:  # presence is a nicety: a cache outage must not undo the match's end
+        logger.warning("presence unknown at table %s: nobody told of its end", table.pk)
+        return
     for user_id in players:
         if games_selectors.presence_key(table.pk, user_id) in present:
             continue
@@ -149,18 +156,13 @@ def on_player_followed(
             link=to_table,
         )
     elif kind == tournament_events.FOLLOW_SEATED:
-        player = Follow.objects.filter(followed_id=user_id).select_related("followed").first()
-        if player is None:
-            return
-        name = player.followed.username
-        for follower_id in Follow.objects.filter(followed_id=user_id).values_list(
-            "follower_id", flat=True
-        ):
+        followers = Follow.objects.filter(followed_id=user_id).select_related("followed")
+        for follow in followers:
             notification_raise(
-                owner_id=follower_id,
+                owner_id=follow.follower_id,
                 kind=Kind.FOLLOWED_PLAYS,
                 key=f"tournament:{tournament_id}:seated:{user_id}",
-                params={**params, "name": name},
+                params={**params, "name": follow.followed.username},
                 link=tournament.get_absolute_url(),
             )
 

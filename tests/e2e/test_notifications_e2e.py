@@ -48,6 +48,9 @@ def test_the_turn_reaches_the_bell_live_then_the_email_and_its_links_work(
     notice = page.get_by_test_id("bell-notice")
     expect(notice.get_by_role("link")).to_have_text("Twój ruch przy stole Partia listowna.")
     fits(page, "#bell-panel")
+    page.keyboard.press("Escape")  # shuts as a menu does
+    expect(page.locator("#bell-panel")).to_be_hidden()
+    page.locator("#notification-bell > summary").click()
 
     page.get_by_test_id("bell-all").click()
     expect(page.get_by_role("heading", name="Powiadomienia")).to_be_visible()
