@@ -112,6 +112,7 @@ def test_a_kind_turned_off_in_the_settings_is_not_mailed():
     ola = make_user("ola_off")
     client = Client()
     client.force_login(ola)
+    assert 'href="/notifications/settings/"' in client.get("/account/settings/").content.decode()
     page = client.get("/notifications/settings/")
     assert "Your turn in a correspondence game" in page.content.decode()
     client.post("/notifications/settings/", {"mailed": [Kind.CHALLENGED]})
