@@ -10,7 +10,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-tournament bench-clock bench-move bench-ratings bench-speed bench-spectators bench-load bench-faults bench-scale bench-api clean
+.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-tournament bench-clock bench-move bench-ratings bench-speed bench-spectators bench-load bench-faults bench-scale bench-api bench-mail clean
 
 help:
 	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
@@ -19,6 +19,7 @@ help:
 	@echo "make bench-load  N tables x 4 real websockets on daphne + Celery, against a bare baseline"
 	@echo "make bench-faults  50 tables through nginx while a daphne, Redis or PostgreSQL fails"
 	@echo "make bench-scale  a move's and an idle socket's cost to each shared part, and their ceilings"
+	@echo "make bench-mail  notice e-mails an hour from one worker, over SMTP to a local sink"
 
 $(VENV)/.installed: requirements/base.txt requirements/dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -101,6 +102,10 @@ bench-puzzles: install
 # A 256-bot tournament through the services (no websockets); its own database pan_bench_tournament.
 bench-tournament: install
 	$(PY) -m bench.bench_tournament
+
+# Notice e-mails an hour from one worker, over SMTP to a local aiosmtpd (database pan_bench_mail).
+bench-mail: install
+	$(PY) -m bench.bench_mail
 
 # Real PostgreSQL, Redis, celery worker and beat; its own database pan_bench.
 bench-clock: install

@@ -107,6 +107,7 @@ INSTALLED_APPS = [
     "moderation",
     "api",
     "social",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -269,6 +270,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 5.0,
         "options": {"expires": 5.0},
     },
+    # Notices still waiting for their e-mail (a task lost with its worker): mailed now.
+    "mail-pending-notifications": {
+        "task": "notifications.mail_sweep",
+        "schedule": 300.0,
+        "options": {"expires": 300.0},
+    },
 }
 
 # --- Quick pairing ("Play now") -----------------------------------------------------
@@ -342,6 +349,8 @@ ALLAUTH_TRUSTED_PROXY_COUNT = 0
 # The site's name opens every e-mail subject. Without it allauth would name the host the
 # request came to (no django.contrib.sites here), such as "[127.0.0.1:8101]".
 EMAIL_SUBJECT_PREFIX = f"[{SITE_NAME}] "
+# Where the site is reached from outside: the links of e-mails sent with no request at hand.
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 ACCOUNT_EMAIL_SUBJECT_PREFIX = EMAIL_SUBJECT_PREFIX
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", f"{SITE_NAME} <noreply@localhost>")

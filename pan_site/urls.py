@@ -22,6 +22,7 @@ urlpatterns = [
     path("", include("social.urls")),
     path("", include("puzzles.urls")),
     path("", include("learn.urls")),
+    path("", include("notifications.urls")),
     path("", views_games.home, name="home"),
     path("rules/", views_games.rules, name="rules"),
     path("", include("games.urls")),

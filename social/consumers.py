@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils import translation
 
+from accounts.models import User
 from core.csrf import socket_csrf_token
 from games import selectors as games_selectors
 from games.live import CLOSE_BANNED, LiveSocket, in_pool
@@ -29,12 +31,36 @@ from social import selectors
 from social.models import Challenge
 from social.presence import SEEN, SEEN_EVERY
 
+# What the floors above show on this socket (the notifications' bell): an event type of
+# the user's group -> the fragment it draws for the socket's own user, in the socket's
+# language, given the socket's CSRF token for its forms ("" draws nothing). The event
+# carries no content of its own: whatever it says, a user is only ever drawn his own.
+MeFragment = Callable[[User, str], str]
+ME_FRAGMENTS: dict[str, MeFragment] = {}
+
+
+def register_me_fragment(event_type: str, draw: MeFragment) -> None:
+    ME_FRAGMENTS[event_type] = draw
+
 
 class MeConsumer(LiveSocket):
     """The user's own socket: it only listens."""
 
     signed_in_only = True
     alive: asyncio.Task | None = None
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        draw = ME_FRAGMENTS.get(message.get("type", ""))
+        if draw is None:
+            await super().dispatch(message)
+            return
+        html = await in_pool(self._draw)(draw)
+        if html:
+            await self.send(text_data=html)
+
+    def _draw(self, draw: MeFragment) -> str:
+        with translation.override(self.language):
+            return draw(self.user, socket_csrf_token(self.scope))
 
     async def opened(self) -> None:
         await in_pool(SEEN.seen)(self.user.pk, now=time.time())

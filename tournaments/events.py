@@ -18,6 +18,7 @@ from django.utils import translation
 
 from core.broadcast import send_on_commit, user_event_on_commit
 from core.tasks import task_on_commit
+from tournaments.signals import player_followed
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ def user_follow_on_commit(user_id: int, tournament_id: int, *, kind: str) -> Non
     user_event_on_commit(
         user_id, {"type": "user.follow", "tournament": tournament_id, "kind": kind}
     )
+    player_followed.send(sender=None, user_id=user_id, tournament_id=tournament_id, kind=kind)
 
 
 def user_reminder_on_commit(user_id: int, tournament_id: int) -> None:

@@ -192,6 +192,9 @@ def the_pages() -> dict[str, str]:
         "tournament table": cup_table.get_absolute_url(),
         "new table": "/tables/new/",
         "settings": "/account/settings/",
+        # The viewer's finished match ended while he was away: a notice under the bell.
+        "notifications": "/notifications/",
+        "notification settings": "/notifications/settings/",
         "tokens": "/account/tokens/",
         "report": f"/reports/new/?user={others[0].pk}",
         "rules": "/rules/",

@@ -18,6 +18,7 @@ PACKAGES = (
     "api",
     "moderation",
     "social",
+    "notifications",
     "pan_site",
 )
 

@@ -1,5 +1,5 @@
 """The floors point only down: engine, core <- accounts <- games <- tournaments <- moderation
-<- pan_site. Read from the source, so an import hidden in a function counts too."""
+<- notifications <- pan_site. Read from the source, so an import hidden in a function counts too."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ RANK = {
     "puzzles": 3,
     "moderation": 4,
     "social": 4,
-    "pan_site": 5,
+    # Above every floor whose events it turns into notices (connected in its ready()).
+    "notifications": 5,
+    "pan_site": 6,
 }
 
 

@@ -1,0 +1,24 @@
+"""What leaves a notifications service after its commit: the bell's news to the owner's
+sockets, and the e-mail task."""
+
+from __future__ import annotations
+
+from core.broadcast import user_event_on_commit
+from core.tasks import task_on_commit
+
+CHANGED = "notification.changed"
+TASK_MAIL = "notifications.mail"
+# The e-mail waits this long (seconds) after a notice, so that the notices of the next few
+# minutes leave in the same e-mail, and a player who opens a page meanwhile gets none.
+MAIL_DELAY = 180.0
+
+
+def changed_on_commit(user_id: int) -> None:
+    """Every page of the user redraws its bell (``social.consumers`` renders it for the
+    socket's own user: the event carries nothing of the notice)."""
+    user_event_on_commit(user_id, {"type": CHANGED})
+
+
+def mail_on_commit(user_id: int, *, countdown: float = MAIL_DELAY) -> None:
+    """The user's pending notices go out in one e-mail ``countdown`` seconds from now."""
+    task_on_commit(TASK_MAIL, (user_id,), countdown=countdown)

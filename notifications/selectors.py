@@ -1,0 +1,69 @@
+"""Reads of a user's notices: only ever his own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from accounts.models import User
+from notifications.models import MAILED_KINDS, Kind, MailChoice, Notification
+from notifications.texts import notice_text
+
+BELL_LATEST = 6  # notices the bell's panel lists
+PAGE_LATEST = 100  # notices /notifications/ lists
+
+
+@dataclass(frozen=True)
+class NoticeLine:
+    id: int
+    text: str
+    link: str
+    created_at: datetime
+    unread: bool
+
+
+def _lines(user: User, limit: int) -> list[NoticeLine]:
+    return [
+        NoticeLine(
+            id=n.pk,
+            text=notice_text(n),
+            link=n.link,
+            created_at=n.created_at,
+            unread=n.read_at is None,
+        )
+        for n in Notification.objects.filter(owner=user)[:limit]
+    ]
+
+
+def unread_count(user: User) -> int:
+    return Notification.objects.filter(owner=user, read_at__isnull=True).count()
+
+
+def bell(user: User) -> dict[str, object]:
+    """What the header's bell shows: the unread count and the latest notices, in the
+    active language."""
+    return {"unread": unread_count(user), "latest": _lines(user, BELL_LATEST)}
+
+
+def page(user: User) -> list[NoticeLine]:
+    return _lines(user, PAGE_LATEST)
+
+
+def notification_for(user: User, notification_id: int) -> Notification | None:
+    """The user's own notice ``notification_id``; None for another user's or none."""
+    return Notification.objects.filter(owner=user, pk=notification_id).first()
+
+
+def mailed_kinds(user: User) -> list[str]:
+    """The kinds that may be mailed which reach ``user`` by e-mail."""
+    off = set(MailChoice.objects.filter(user=user, enabled=False).values_list("kind", flat=True))
+    return [kind for kind in MAILED_KINDS if kind not in off]
+
+
+def mail_kind_choices() -> list[tuple[str, str]]:
+    return [(kind.value, kind.label) for kind in MAILED_KINDS]
+
+
+def site_kinds() -> list[str]:
+    """Every kind's label: what the site tells of."""
+    return [kind.label for kind in Kind]

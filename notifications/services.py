@@ -1,0 +1,239 @@
+"""Every change of a user's notices and of his e-mail choices."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.utils import timezone, translation
+
+from accounts.models import User
+from notifications import events
+from notifications.models import MAILED_KINDS, Kind, MailChoice, Notification
+from notifications.texts import notice_text
+from notifications.unsubscribe import Unsubscribe, make_token
+from social.presence import online_ids
+
+# At most one e-mail a day about one game (or challenge).
+MAIL_EVERY_SUBJECT = timedelta(days=1)
+
+
+def notification_raise(
+    *,
+    owner_id: int,
+    kind: str,
+    key: str,
+    params: dict[str, Any] | None = None,
+    link: str = "",
+    subject: str = "",
+    now: datetime | None = None,
+) -> Notification | None:
+    """Store the notice ``key`` for ``owner_id`` once: raised again (by this process or
+    another at the same time) it is not stored a second time, and None is returned. A
+    new notice reaches the owner's open pages after the commit, and one of a kind he
+    takes by e-mail is queued for it. Runs in the caller's transaction, or in its own."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        notification, created = Notification.objects.get_or_create(
+            owner_id=owner_id,
+            key=key,
+            defaults={
+                "kind": kind,
+                "params": params or {},
+                "link": link,
+                "subject": subject,
+                "created_at": now,
+            },
+        )
+        if not created:
+            return None
+        if kind in MAILED_KINDS and _mails(owner_id, kind):
+            notification.mail = Notification.Mail.PENDING
+            notification.save(update_fields=["mail"])
+            events.mail_on_commit(owner_id)
+        events.changed_on_commit(owner_id)
+    return notification
+
+
+def notification_mail_cancel(*, owner_id: int, key: str) -> None:
+    """The notice ``key`` is no longer worth an e-mail (the challenge it tells of is
+    over): it is not mailed, if it was not already."""
+    Notification.objects.filter(owner_id=owner_id, key=key, mail=Notification.Mail.PENDING).update(
+        mail=Notification.Mail.SKIPPED
+    )
+
+
+def _mails(user_id: int, kind: str) -> bool:
+    has_address = User.objects.filter(pk=user_id, is_active=True).exclude(email="").exists()
+    off = MailChoice.objects.filter(user_id=user_id, kind=kind, enabled=False).exists()
+    return has_address and not off
+
+
+def notifications_mark_read(
+    *, user: User, ids: Iterable[int] | None = None, now: datetime | None = None
+) -> int:
+    """Mark read the user's own notices among ``ids`` (every unread one when None);
+    another user's ids change nothing. Returns how many were marked."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        unread = Notification.objects.filter(owner=user, read_at__isnull=True)
+        if ids is not None:
+            unread = unread.filter(pk__in=list(ids))
+        marked = unread.update(read_at=now)
+        if marked:
+            events.changed_on_commit(user.pk)
+    return marked
+
+
+def mail_choices_set(*, user: User, mailed: Iterable[str]) -> None:
+    """Notices of the kinds in ``mailed`` reach ``user`` by e-mail, the other kinds that
+    can be mailed do not. A changed choice spends the unsubscribe links made for it."""
+    wanted = set(mailed)
+    with transaction.atomic():
+        for kind in MAILED_KINDS:
+            _choice_set(user.pk, kind, enabled=kind in wanted)
+
+
+def _choice_set(user_id: int, kind: str, *, enabled: bool) -> bool:
+    choice, _created = MailChoice.objects.select_for_update().get_or_create(
+        user_id=user_id, kind=kind
+    )
+    if choice.enabled == enabled:
+        return False
+    choice.enabled = enabled
+    choice.version += 1
+    choice.save(update_fields=["enabled", "version"])
+    return True
+
+
+def mail_versions(user_id: int, kinds: Iterable[str]) -> dict[str, int]:
+    """The current version of each of the user's choices of ``kinds`` (0 for no row)."""
+    rows = dict(
+        MailChoice.objects.filter(user_id=user_id, kind__in=list(kinds)).values_list(
+            "kind", "version"
+        )
+    )
+    return {kind: rows.get(kind, 0) for kind in kinds}
+
+
+def unsubscribe_apply(*, unsubscribe: Unsubscribe) -> list[str]:
+    """Stop the e-mails a link names, for its own user only, and only the choices it
+    was made for (a replayed or outdated link changes nothing). Returns the kinds it
+    stopped."""
+    stopped = []
+    with transaction.atomic():
+        for kind, version in sorted(unsubscribe.versions.items()):
+            if kind not in MAILED_KINDS:
+                continue
+            choice, _created = MailChoice.objects.select_for_update().get_or_create(
+                user_id=unsubscribe.user_id, kind=kind
+            )
+            if choice.version != version or not choice.enabled:
+                continue
+            _choice_set(unsubscribe.user_id, kind, enabled=False)
+            stopped.append(kind)
+    return stopped
+
+
+def notifications_mail_send(*, user_id: int, now: datetime | None = None) -> int:
+    """Send the user's pending notices in one e-mail, unless he has a page open (he sees
+    them on it) or had an e-mail about the same game within ``MAIL_EVERY_SUBJECT``, or has
+    turned that kind off since. Locks the user's row, so two tasks never mail the same
+    notice; a mail server that fails raises and leaves every notice pending for the
+    retry. Returns how many notices the e-mail carried."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        user = User.objects.select_for_update().get(pk=user_id)
+        pending = list(
+            user.notifications.filter(mail=Notification.Mail.PENDING).order_by("created_at", "pk")
+        )
+        if not pending:
+            return 0
+        mailed, skipped = _mail_split(user, pending, now=now)
+        if mailed:
+            _mail_message(user, mailed).send()
+        Notification.objects.filter(pk__in=[n.pk for n in mailed]).update(
+            mail=Notification.Mail.SENT, mailed_at=now
+        )
+        Notification.objects.filter(pk__in=[n.pk for n in skipped]).update(
+            mail=Notification.Mail.SKIPPED
+        )
+    return len(mailed)
+
+
+def _mail_split(
+    user: User, pending: list[Notification], *, now: datetime
+) -> tuple[list[Notification], list[Notification]]:
+    """The pending notices to mail now, and those never to be mailed."""
+    if not user.email or not user.is_active or online_ids([user.pk], now=now.timestamp()):
+        return [], pending
+    off = set(user.mail_choices.filter(enabled=False).values_list("kind", flat=True))
+    recent = set(
+        user.notifications.filter(
+            mail=Notification.Mail.SENT, mailed_at__gt=now - MAIL_EVERY_SUBJECT
+        ).values_list("subject", flat=True)
+    )
+    mailed, skipped = [], []
+    for notification in reversed(pending):  # the latest notice of a game speaks for it
+        subject = notification.subject or notification.key
+        if notification.kind in off or subject in recent:
+            skipped.append(notification)
+        else:
+            recent.add(subject)
+            mailed.append(notification)
+    mailed.reverse()
+    return mailed, skipped
+
+
+def site_url(path: str) -> str:
+    return f"{settings.SITE_URL}{path}"
+
+
+def _mail_message(user: User, notices: list[Notification]) -> EmailMultiAlternatives:
+    kinds = sorted({n.kind for n in notices})
+    unsubscribe = site_url(
+        f"/notifications/unsubscribe/{make_token(user.pk, mail_versions(user.pk, kinds))}/"
+    )
+    with translation.override(user.language or settings.LANGUAGE_CODE):
+        lines = [(notice_text(n), site_url(n.link) if n.link else "") for n in notices]
+        context = {
+            "user": user,
+            "lines": lines,
+            "kinds": [Kind(k).label for k in kinds],
+            "unsubscribe": unsubscribe,
+            "settings_url": site_url("/notifications/settings/"),
+        }
+        if len(notices) == 1:
+            subject = lines[0][0]
+        else:
+            subject = render_to_string("notifications/email.txt#subject", context)
+        body = render_to_string("notifications/email.txt#body", context)
+    return EmailMultiAlternatives(
+        subject=settings.EMAIL_SUBJECT_PREFIX + " ".join(subject.split()),
+        body=body.strip() + "\n",
+        to=[user.email],
+        headers={
+            "List-Unsubscribe": f"<{unsubscribe}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
+    )
+
+
+def notifications_mail_due(*, now: datetime | None = None) -> int:
+    """Queue the e-mail of every user with a notice pending longer than the e-mail's
+    delay (its task lost with a worker, say). Returns how many users."""
+    now = now or timezone.now()
+    late = now - timedelta(seconds=events.MAIL_DELAY * 2)
+    users = (
+        Notification.objects.filter(mail=Notification.Mail.PENDING, created_at__lte=late)
+        .values_list("owner_id", flat=True)
+        .distinct()
+    )
+    for user_id in users:
+        events.mail_on_commit(user_id, countdown=0.0)
+    return len(users)

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from notifications import views
+
+app_name = "notifications"
+
+urlpatterns = [
+    path("notifications/", views.notification_list, name="list"),
+    path("notifications/read/", views.mark_read, name="mark_read"),
+    path("notifications/settings/", views.mail_settings, name="settings"),
+    path("notifications/<int:notification_id>/", views.notification_open, name="open"),
+    path("notifications/unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
+]
