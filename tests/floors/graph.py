@@ -15,6 +15,7 @@ PACKAGES = (
     "tournaments",
     "pairing",
     "learn",
+    "puzzles",
     "api",
     "moderation",
     "social",
