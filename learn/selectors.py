@@ -62,6 +62,8 @@ class LessonTable:
     said: str = ""
     outcome_text: str = ""
     my_seat: int = LEARNER
+    history_length: int = 0  # the position's actions so far, as a table's log carries it
+    new_actions: int = 0  # a lesson has no earlier visit: nothing in its log is marked new
 
 
 def seat_names(state: HandState, learner: str) -> dict[int, str]:
@@ -122,6 +124,7 @@ def lesson_table(state: HandState, step: int, learner: str, *, playing: bool) ->
         ],
         hand=state,
         version=step,
+        history_length=state.history_length,
         said=". ".join(part for part in spoken if part),
         outcome_text=outcome,
     )
