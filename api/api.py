@@ -39,7 +39,7 @@ from api.auth import Caller, TokenAuth, require_player, require_scope
 from api.db import in_pool
 from api.errors import ApiError, error_response
 from api.models import Scope
-from api.parser import StorableJsonParser
+from api.parser import BodyIn, StorableJsonParser
 from api.views import SiteReference
 from core.errors import Refused
 from games import selectors
@@ -262,7 +262,7 @@ async def event_stream(request: HttpRequest) -> StreamingHttpResponse:
 CARD_CODE = "^([2-9]|10|[JQKAjqka])[SHDCshdc]$|^[Xx][12]$"
 
 
-class MoveIn(Schema):
+class MoveIn(BodyIn):
     """A move at the hand's ``version`` (from the last gameState): ``cards`` to play
     (codes such as "9H", "10S", "X1"; the last one lies on top), or ``pickup`` (true for
     three cards, or a number), never both. ``handId``: only if that hand is still in
@@ -307,9 +307,14 @@ class MoveOut(Schema):
     version: int
 
 
-class ChatIn(Schema):
+class ChatIn(BodyIn):
     text: str = Field(
-        json_schema_extra={"minLength": 1, "maxLength": CHAT_MAX_LENGTH, "pattern": r"\S"}
+        json_schema_extra={
+            "minLength": 1,
+            "maxLength": CHAT_MAX_LENGTH,
+            # Some character that is not a space, and no NUL (it cannot be stored).
+            "pattern": r"^[^\x00]*\S[^\x00]*$",
+        }
     )
 
 

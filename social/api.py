@@ -26,6 +26,7 @@ from api.auth import Caller, require_scope
 from api.db import in_pool
 from api.errors import ApiError
 from api.models import Scope
+from api.parser import BodyIn
 from api.streams import KEEP_ALIVE, KEEP_ALIVE_LINE, Listener, ndjson
 from core.broadcast import user_group
 from core.errors import Refused
@@ -58,7 +59,7 @@ RATE_RETRY_AFTER = 60  # seconds: the window of the challenge limit moves on by 
 # --- schemas ------------------------------------------------------------------------------
 
 
-class ChallengeIn(Schema):
+class ChallengeIn(BodyIn):
     """A challenge's table: ``seats`` (2 to 4), ``rules`` (a rule profile's key: kurnik,
     english, piki_cofane, beton, deck52, tournament), the clock (``limit`` seconds per hand
     and ``increment`` seconds added per action) and whether it is ``rated``."""
@@ -74,7 +75,7 @@ class ChallengeIn(Schema):
     rated: bool = True
 
 
-class DeclineIn(Schema):
+class DeclineIn(BodyIn):
     """Why: generic, later, too_fast, too_slow, rated, casual, rules, seats, no_bot, only_bot."""
 
     reason: str = Field(

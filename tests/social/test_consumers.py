@@ -159,12 +159,15 @@ async def test_the_count_of_games_waiting_for_his_move_follows_each_turn_live():
         return ola, janek, hands
 
     def play_until_ola_moves(hand):
-        """Moves at ``hand`` until it is ola's turn; returns the hand."""
+        """Moves at ``hand``, at least one (the deal may give ola the first move, and
+        the count is pushed only when a turn passes), until it is ola's turn."""
+        moved = False
         while True:
             hand.refresh_from_db()
             player = hand.match.players.get(seat=hand.engine_state.to_move)
-            if player.user.username == "ola_wait":
+            if moved and player.user.username == "ola_wait":
                 return hand
+            moved = True
             games.hand_act(
                 hand_id=hand.pk,
                 move=move_to_json(hand.engine_state.legal_moves()[0]),
