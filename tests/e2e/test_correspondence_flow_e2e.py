@@ -19,7 +19,6 @@ from playwright.sync_api import Browser, Page, expect
 
 from bench.smtp_sink import SmtpSink
 from games import services
-from games.engine import move_to_json
 from games.models import Hand, Match, Rating, Table
 from notifications import services as notifications
 from notifications.events import MAIL_DELAY
@@ -27,7 +26,7 @@ from notifications.models import Kind, MailChoice, Notification
 from tests.e2e.pages import log_in, new_page
 from tests.e2e.test_correspondence_e2e import move_until
 from tests.e2e.test_fixes_e2e import log_in_any_language
-from tests.factories import make_table, make_user
+from tests.factories import act_first_legal, make_table, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -49,20 +48,6 @@ def polish_page(browser: Browser, base_url: str, username: str) -> Page:
     page = context.new_page()
     log_in_any_language(page, base_url, username)
     return page
-
-
-def move_once(hand: Hand, now: datetime) -> Hand:
-    """The player to move on ``hand`` makes his first legal move at ``now``."""
-    hand.refresh_from_db()
-    player = hand.match.players.select_related("user").get(seat=hand.engine_state.to_move)
-    services.hand_act(
-        hand_id=hand.pk,
-        move=move_to_json(hand.engine_state.legal_moves()[0]),
-        version=hand.version,
-        user=player.user,
-        now=now,
-    )
-    return hand
 
 
 def move_in_browser(page: Page) -> None:
@@ -119,7 +104,7 @@ def test_a_correspondence_match_from_the_form_to_the_bell_the_email_and_the_rati
     services.match_start(table_id=table.pk, by=ola, now=t0)
     hand = Hand.objects.get(match__table=table)
     for day in range(3):
-        hand = move_once(hand, t0 + day * DAY)
+        hand = act_first_legal(hand, t0 + day * DAY)
     hand = move_until(hand, "ola_flow", t0 + 2 * DAY + timedelta(hours=1))
     # Two more games: one of a day per move waiting for janek since two hours ago (its
     # deadline comes first), one waiting for ola.
