@@ -7,6 +7,8 @@ of every page, so one run shows the whole picture.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
@@ -15,7 +17,7 @@ from accounts.models import User
 from api import services as api_services
 from games import services
 from games.engine import Rules
-from games.models import HandAnalysis, Rating
+from games.models import Hand, HandAnalysis, Rating
 from games.speeds import Speed
 from puzzles.services import puzzles_load
 from tests.e2e.test_fixes_e2e import log_in_any_language
@@ -290,4 +292,51 @@ def test_the_tokens_page_shows_a_token_whole_and_its_revoke_button_at_360_px_in_
         )
     )
     assert lines == 1
+    context.close()
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_a_table_page_folded_behind_its_menu_still_shows_the_bell_and_the_games_waiting(
+    site, browser: Browser, language: str
+):
+    from tests.e2e.test_correspondence_e2e import move_until
+    from tests.factories import make_table
+
+    viewer = make_user(f"oczekujacy_{language}")
+    start = timezone.now() - timedelta(hours=1)
+    for name in ("Pierwsza", "Druga"):
+        owner = make_user()
+        table = make_table(owner, players=1, move_days=3, name=name)
+        services.table_sit(table_id=table.pk, user=viewer)
+        services.match_start(table_id=table.pk, by=owner, now=start)
+        move_until(Hand.objects.get(match__table=table), viewer.username, start)
+    context = browser.new_context(
+        locale=LOCALES[language], viewport={"width": WIDTH, "height": HEIGHT}
+    )
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    log_in_any_language(page, site.url, viewer.username)
+    page.goto(site.url + table.get_absolute_url())
+    menu = page.locator("[data-menu-toggle]")
+    expect(menu).to_be_visible()
+    expect(page.locator("#site-nav a").first).to_be_hidden()  # the links are folded
+    count, bell = page.get_by_test_id("my-games-count"), page.get_by_test_id("bell-count")
+    expect(count).to_have_attribute("data-count", "2")
+    expect(count).to_be_visible()
+    expect(bell).to_have_text("2")  # a notice of each turn
+    expect(bell).to_be_visible()
+    boxes = [menu.bounding_box(), count.bounding_box(), bell.bounding_box()]
+    assert all(b and b["y"] < 48 and b["x"] >= 0 and b["x"] + b["width"] <= WIDTH for b in boxes)
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+    # The bell's panel opens within the screen, and its "Mark all read" can be read.
+    page.locator("#notification-bell > summary").click()
+    mark = page.get_by_test_id("bell-mark-all")
+    legible = mark.evaluate(
+        "b => getComputedStyle(b).color === getComputedStyle(b.closest('.bell-panel')).color"
+    )
+    assert legible
+    panel = page.locator("#bell-panel").bounding_box()
+    assert panel and panel["x"] >= 0 and panel["x"] + panel["width"] <= WIDTH
+    mark.click()
+    expect(bell).to_have_count(0)
     context.close()
