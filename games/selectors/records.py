@@ -25,6 +25,7 @@ from games.selectors.labels import (
     describe_outcome,
     rating_delta,
 )
+from games.selectors.snapshot import seat_names
 
 # --- ratings ------------------------------------------------------------------------------------
 
@@ -271,7 +272,8 @@ def hand_replay(hand: Hand) -> HandReplay:
     from games.engine import deal, move_from_json
 
     players = list(hand.match.players.order_by("seat"))
-    names = [p.name for p in players]
+    by_seat = seat_names(players)  # bots of one level told apart, as at the table
+    names = [by_seat[p.seat] for p in players]
     actions = list(hand.actions.order_by("index"))
     name_map = dict(enumerate(names))
     # Rebuild frame by frame from the recorded log, so each step is one line of it. The
