@@ -292,3 +292,15 @@ def test_the_replay_tells_bots_of_one_level_apart_by_their_seat(english):
     page = english.get(hand.get_absolute_url()).content.decode()
     names = re.findall(r'<div data-part="hand"><strong>([^<]*)</strong>', page)
     assert sorted(names[1:]) == [f"Bot: greedy (seat {n})" for n in (2, 3, 4)]
+
+
+def test_the_replays_heading_reads_in_polish_with_the_tables_default_name():
+    """Polish names an unnamed table 'Stół gracza ola': the heading does not say 'przy
+    stole Stół gracza ola'."""
+    hand = finished_hand()
+    hand.match.table.name = ""
+    hand.match.table.save(update_fields=["name"])
+    owner = hand.match.table.owner.username
+    page = read(hand.get_absolute_url(), "pl")
+    assert f"<h1>Rozdanie 1: Stół gracza {owner}</h1>" in page
+    assert "przy stole Stół" not in page
