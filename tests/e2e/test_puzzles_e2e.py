@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.test_fixes_e2e import log_in_any_language
+from tests.e2e.test_fixes_e2e import CONTRAST, log_in_any_language
 from tests.factories import make_user
 from tests.puzzles.factories import make_puzzle
 
@@ -62,5 +62,21 @@ def test_solve_one_puzzle_and_fail_another_by_keyboard(
 
         page.goto(f"{site.url}/puzzles/history/")
         expect(page.get_by_test_id("history-row")).to_have_count(2)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_pile_count_reads_on_the_page(site, browser: Browser, theme: str):
+    """The pile's count, drawn on the page's paper (not on a table's felt), has the
+    contrast of text in both themes."""
+    puzzle = make_puzzle()
+    context = browser.new_context(locale="en-GB", color_scheme=theme)
+    page = context.new_page()
+    try:
+        page.goto(f"{site.url}/puzzles/{puzzle.pk}/")
+        count = page.locator(".puzzle .pile p")
+        expect(count).to_have_text("3 cards on the pile")
+        assert count.evaluate(CONTRAST) >= 4.5
     finally:
         context.close()
