@@ -80,3 +80,25 @@ def test_the_pile_count_reads_on_the_page(site, browser: Browser, theme: str):
         assert count.evaluate(CONTRAST) >= 4.5
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_chances_caption_is_not_squeezed(site, browser: Browser, width: int):
+    """After the answer, the caption of the table of chances takes at most two lines
+    above it, not the width of its narrow columns."""
+    puzzle = make_puzzle()
+    context = browser.new_context(locale="pl-PL", viewport={"width": width, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(f"{site.url}/puzzles/{puzzle.pk}/")
+        page.keyboard.press("p")
+        caption = page.locator(".puzzle-chances caption")
+        expect(caption).to_be_visible()
+        lines = caption.evaluate(
+            """el => { const s = getComputedStyle(el);
+                return (el.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom))
+                    / parseFloat(s.lineHeight); }"""
+        )
+        assert lines <= 2.05
+    finally:
+        context.close()
