@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, expect
 
+from puzzles.services import puzzle_attempt
 from tests.e2e.test_fixes_e2e import CONTRAST, log_in_any_language
 from tests.factories import make_user
 from tests.puzzles.factories import make_puzzle
@@ -100,5 +101,29 @@ def test_the_chances_caption_is_not_squeezed(site, browser: Browser, width: int)
                     / parseFloat(s.lineHeight); }"""
         )
         assert lines <= 2.05
+    finally:
+        context.close()
+
+
+def test_the_history_fits_a_phone(site, browser: Browser):
+    """A player's history with answers in it reads at 360 px without scrolling sideways:
+    each answer a block of lines, each named."""
+    user = make_user("historian")
+    for puzzle, move in (
+        (make_puzzle(content_hash="a"), {"type": "play", "cards": ["KH"]}),
+        (make_puzzle(content_hash="b"), {"type": "pickup", "count": 2}),
+    ):
+        puzzle_attempt(puzzle_id=puzzle.pk, user=user, move=move)
+    context = browser.new_context(locale="pl-PL", viewport={"width": 360, "height": 640})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        log_in_any_language(page, site.url, user.username)
+        page.goto(f"{site.url}/puzzles/history/")
+        expect(page.get_by_test_id("history-row")).to_have_count(2)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        result = page.get_by_test_id("history-row").first.locator("td").nth(3)
+        assert result.evaluate("td => getComputedStyle(td, '::before').content") == '"Wynik: "'
+
     finally:
         context.close()
