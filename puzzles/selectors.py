@@ -224,12 +224,12 @@ def attempt_report(
     best = puzzle.chances[0]
     if correct:
         explanation = _(
-            "Right: %(move)s leaves you a %(chance)s chance of the letter, the best there is."
+            "Right: %(move)s leaves your chance of the letter at %(chance)s, the lowest there is."
         ) % {"move": move_in_words(move), "chance": _percent(mine["loss"])}
     else:
         explanation = _(
-            "That costs you: %(move)s leaves you a %(chance)s chance of the letter; the best"
-            " was %(best)s (%(best_chance)s)."
+            "That costs you: %(move)s leaves your chance of the letter at %(chance)s; the"
+            " best was %(best)s (%(best_chance)s)."
         ) % {
             "move": move_in_words(move),
             "chance": _percent(mine["loss"]),

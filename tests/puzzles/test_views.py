@@ -68,6 +68,7 @@ def test_a_right_move_is_explained_and_rated_once_whatever_is_sent_again() -> No
     assert answer.status_code == 200
     text = answer.content.decode()
     assert 'data-correct="true"' in text and "to play K♥" in text
+    assert "Right: to play K♥ leaves your chance of the letter at 0 %, the lowest" in text
     assert "Your puzzle rating: 1500 →" in text
     rating = PuzzleRating.objects.get(user=user)
     puzzle.refresh_from_db()
@@ -94,7 +95,8 @@ def test_a_wrong_move_says_what_it_costs_and_what_was_best() -> None:
     user = make_user()
     text = client_for(user).post(f"/puzzles/{puzzle.pk}/", {"pickup": "2"}).content.decode()
     assert 'data-correct="false"' in text
-    assert "That costs you: to pick up 2 cards leaves you a 100 % chance" in text
+    # No article before the number: "a 82 %" would be wrong English for some chances.
+    assert "That costs you: to pick up 2 cards leaves your chance of the letter at 100 %" in text
     assert "the best was to play K♥ (0 %)" in text
     assert PuzzleRating.objects.get(user=user).mu < 25
 
