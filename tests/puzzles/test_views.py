@@ -202,3 +202,13 @@ def test_the_board_shows_the_others_cards_and_who_is_out_of_the_hand() -> None:
     assert 'data-card="KH" tabindex="0" autofocus' in text
     assert 'data-card="9S" tabindex="-1" aria-disabled="true"' in text
     assert "Pick up 1 card" in text
+
+
+def test_the_rules_of_the_position_are_words_linked_to_their_sections() -> None:
+    """'The rules of this position' lists each rule in words, linked to its section of
+    /rules/, as a table's page does (not the selector's records)."""
+    puzzle = make_puzzle()
+    text = Client(HTTP_ACCEPT_LANGUAGE="en").get(f"/puzzles/{puzzle.pk}/").content.decode()
+    rules = text.split("The rules of this position", 1)[1]
+    assert "RuleLine(" not in rules
+    assert '<a href="/rules/#deck">24-card deck, base card 9♥.</a>' in rules
