@@ -25,7 +25,6 @@ from games.selectors.labels import (
     describe_outcome,
     rating_delta,
 )
-from games.selectors.snapshot import seat_names
 
 # --- ratings ------------------------------------------------------------------------------------
 
@@ -270,6 +269,7 @@ class HandReplay:
 def hand_replay(hand: Hand) -> HandReplay:
     """Every position of a finished hand, from the deal to the end, all cards face up."""
     from games.engine import deal, move_from_json
+    from games.selectors.snapshot import seat_names
 
     players = list(hand.match.players.order_by("seat"))
     by_seat = seat_names(players)  # bots of one level told apart, as at the table

@@ -12,7 +12,6 @@ when it is installed (``apt-get install optipng``).
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 import subprocess
@@ -115,6 +114,8 @@ def test_puzzle_screenshots(site, browser: Browser):
     """A puzzle of the demo set (the data file's first) as a signed-in player finds it,
     before his answer, at 360 and 1280 px in both themes: puzzle-<width>-<theme>.png,
     the whole page (on a phone the question, the pile and the hand take two screens)."""
+    import json
+
     from puzzles.models import Puzzle
     from puzzles.services import DATA_FILE, puzzles_load
 
