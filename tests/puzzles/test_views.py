@@ -212,3 +212,24 @@ def test_the_rules_of_the_position_are_words_linked_to_their_sections() -> None:
     rules = text.split("The rules of this position", 1)[1]
     assert "RuleLine(" not in rules
     assert '<a href="/rules/#deck">24-card deck, base card 9♥.</a>' in rules
+
+
+def test_the_solvers_own_actions_read_in_the_second_person_in_polish() -> None:
+    """The log above a puzzle says the solver's own actions to him ('Zagrałeś…'), not
+    'Ty zagrał…', the third person's verb after 'you'."""
+    puzzle = make_puzzle()
+    position = dict(puzzle.position)
+    seat, other = position["seat"], (position["seat"] + 1) % position["players"]
+    position["history"] = [
+        {"seat": seat, "type": "play", "cards": ["10S"]},
+        {"seat": other, "type": "pickup", "cards": ["10S"]},
+        {"seat": seat, "type": "pickup", "cards": ["JC"]},
+        {"seat": other, "type": "play", "cards": ["QD"]},
+    ]
+    Puzzle.objects.filter(pk=puzzle.pk).update(position=position)
+    polish = Client(HTTP_ACCEPT_LANGUAGE="pl").get(f"/puzzles/{puzzle.pk}/").content.decode()
+    assert "Zagrałeś 10♠" in polish and "Wziąłeś J♣" in polish
+    assert "Gracz 2 zagrał Q♦" in polish and "Gracz 2 wziął 10♠" in polish
+    assert "Ty zagrał" not in polish and "Ty wziął" not in polish
+    english = Client(HTTP_ACCEPT_LANGUAGE="en").get(f"/puzzles/{puzzle.pk}/").content.decode()
+    assert "You played 10♠" in english and "You picked up J♣" in english
