@@ -24,7 +24,7 @@ from games.cards import cards_in_words
 from games.engine import Rules, move_from_json
 from games.models import RATING_MU
 from games.ratings import display_rating
-from games.selectors import CardView, card_sort_key, describe_action, rules_summary
+from games.selectors import CardView, RuleLine, card_sort_key, describe_action, rules_summary
 from games.selectors.labels import card_view
 from puzzles.models import Puzzle, PuzzleAttempt, PuzzleRating
 
@@ -117,7 +117,7 @@ class PuzzleBoard:
     pile_count: int
     opponents: list[Opponent]
     last_actions: list[str]
-    rules: list[str]
+    rules: list[RuleLine]
 
 
 def _names(view: dict[str, Any]) -> dict[int, str]:
@@ -127,6 +127,17 @@ def _names(view: dict[str, Any]) -> dict[int, str]:
         (seat + k) % players: _("You") if k == 0 else _("Player %(n)d") % {"n": k + 1}
         for k in range(players)
     }
+
+
+def _own_action(entry: dict[str, Any]) -> str:
+    """A line of the log for the solver's own action, said to him: the table's lines put
+    a name before a third person's verb, and 'You' there read 'Ty zagrał' in Polish."""
+    cards = cards_in_words(entry.get("cards", ()))
+    if entry["type"] == "pickup":
+        return _("You picked up %(cards)s") % {"cards": cards}
+    if entry.get("auto"):
+        return _("You finished with %(cards)s") % {"cards": cards}
+    return _("You played %(cards)s") % {"cards": cards}
 
 
 def puzzle_board(puzzle: Puzzle) -> PuzzleBoard:
@@ -170,7 +181,10 @@ def puzzle_board(puzzle: Puzzle) -> PuzzleBoard:
         pile=[card_view(c, language) for c in view["pile"][-PILE_SHOWN:]],
         pile_count=len(view["pile"]),
         opponents=opponents,
-        last_actions=[describe_action(e, names) for e in reversed(history)],
+        last_actions=[
+            _own_action(e) if e["seat"] == seat else describe_action(e, names)
+            for e in reversed(history)
+        ],
         rules=rules_summary(Rules.from_json(view["rules"])),
     )
 
@@ -224,12 +238,12 @@ def attempt_report(
     best = puzzle.chances[0]
     if correct:
         explanation = _(
-            "Right: %(move)s leaves you a %(chance)s chance of the letter, the best there is."
+            "Right: %(move)s leaves your chance of the letter at %(chance)s, the lowest there is."
         ) % {"move": move_in_words(move), "chance": _percent(mine["loss"])}
     else:
         explanation = _(
-            "That costs you: %(move)s leaves you a %(chance)s chance of the letter; the best"
-            " was %(best)s (%(best_chance)s)."
+            "That costs you: %(move)s leaves your chance of the letter at %(chance)s; the"
+            " best was %(best)s (%(best_chance)s)."
         ) % {
             "move": move_in_words(move),
             "chance": _percent(mine["loss"]),

@@ -303,9 +303,11 @@ class HandReplay:
 def hand_replay(hand: Hand) -> HandReplay:
     """Every position of a finished hand, from the deal to the end, all cards face up."""
     from games.engine import deal, move_from_json
+    from games.selectors.snapshot import seat_names
 
     players = list(hand.match.players.order_by("seat"))
-    names = [p.name for p in players]
+    by_seat = seat_names(players)  # bots of one level told apart, as at the table
+    names = [by_seat[p.seat] for p in players]
     actions = list(hand.actions.order_by("index"))
     name_map = dict(enumerate(names))
     # Rebuild frame by frame from the recorded log, so each step is one line of it. The

@@ -47,7 +47,8 @@
   function show(i) {
     var to = Math.max(0, Math.min(steps.length - 1, i));
     if (to !== at) { at = to; draw(steps[at]); }
-    pos.textContent = (at + 1) + " / " + steps.length;
+    // Counted as the steps are numbered ("0. The deal" is 0 of them), so the two agree.
+    pos.textContent = at + " / " + (steps.length - 1);
   }
   document.querySelectorAll(".replay-controls [data-step]").forEach(function (b) {
     b.addEventListener("click", function () { show(at + parseInt(b.dataset.step, 10)); });

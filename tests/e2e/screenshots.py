@@ -157,3 +157,36 @@ def test_screenshots_of_tv(site, browser: Browser):
         )
         expect(page.locator("#pile [data-card]").first).to_be_visible()
         _shoot(page, f"tv-{name}", scroll_to="main h1")
+
+
+def test_puzzle_screenshots(site, browser: Browser):
+    """A puzzle of the demo set (the data file's first) as a signed-in player finds it,
+    before his answer, at 360 and 1280 px in both themes: puzzle-<width>-<theme>.png,
+    the whole page (on a phone the question, the pile and the hand take two screens)."""
+    import json
+
+    from puzzles.models import Puzzle
+    from puzzles.services import DATA_FILE, puzzles_load
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    puzzles_load()
+    first = json.loads(DATA_FILE.read_text())[0]["content_hash"]
+    puzzle = Puzzle.objects.get(content_hash=first)
+    solver = make_user("ola_solves")
+    for width, (w, h) in VIEWPORTS.items():
+        for theme in ("light", "dark"):
+            context = browser.new_context(
+                locale="en-GB", viewport={"width": w, "height": h}, color_scheme=theme
+            )
+            page = context.new_page()
+            log_in(page, site.url, solver.username)
+            page.goto(f"{site.url}/puzzles/{puzzle.pk}/")
+            expect(page.get_by_test_id("my-hand")).to_be_visible()
+            expect(page.locator("html")).to_have_attribute("data-theme", theme)
+            # The position as it stands: no card lifted by the keyboard's focus.
+            page.evaluate("document.activeElement.blur(); window.scrollTo(0, 0)")
+            page.mouse.move(0, 0)
+            shot = OUT / f"puzzle-{width}-{theme}.png"
+            page.screenshot(path=shot, full_page=True)
+            context.close()
+            optimise(shot)

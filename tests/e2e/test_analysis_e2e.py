@@ -66,7 +66,7 @@ def test_the_analysis_page_of_a_finished_hand_shows_the_decisive_turn(site, page
 
 def shows_step(page: Page, step: int, frames: int) -> None:
     """The replay shows the position after ``step`` (its frame ``step``) and only it."""
-    expect(page.locator(".replay-position")).to_have_text(f"{step + 1} / {frames}")
+    expect(page.locator(".replay-position")).to_have_text(f"{step} / {frames - 1}")
     shown = page.locator(".replay-frame:visible")
     expect(shown).to_have_count(1)
     expect(shown).to_have_attribute("data-frame", str(step))

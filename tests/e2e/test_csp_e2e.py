@@ -42,9 +42,9 @@ def test_pages_work_under_the_policy_without_a_violation(site, browser):
 
     page.goto(f"{site.url}/hands/{hand.pk}/")
     position = page.locator(".replay-position")
-    expect(position).to_contain_text("1 / ")
+    expect(position).to_contain_text("0 / ")
     page.locator("[data-step='1']").click()
-    expect(position).to_contain_text("2 / ")
+    expect(position).to_contain_text("1 / ")
 
     page.goto(f"{site.url}{table.get_absolute_url()}")
     page.get_by_test_id("report-player").first.click()

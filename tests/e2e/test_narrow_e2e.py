@@ -340,3 +340,23 @@ def test_a_table_page_folded_behind_its_menu_still_shows_the_bell_and_the_games_
     mark.click()
     expect(bell).to_have_count(0)
     context.close()
+
+
+@pytest.mark.parametrize("locale", ["pl-PL", "en-GB"])
+def test_the_lobby_keeps_p_a_n_on_one_line(site, browser: Browser, locale: str):
+    """The welcome's last word, the letters P-A-N, never breaks at a hyphen on a phone
+    (Polish left a lone 'N.' on the last line)."""
+    context = browser.new_context(locale=locale, viewport={"width": 360, "height": 640})
+    page = context.new_page()
+    page.goto(f"{site.url}/")
+    lines = page.locator(".hero p").evaluate(
+        """p => {
+          const text = p.firstChild, at = text.textContent.search(/P.A.N/);
+          const range = document.createRange();
+          range.setStart(text, at);
+          range.setEnd(text, at + 5);
+          return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+        }"""
+    )
+    assert lines == 1
+    context.close()

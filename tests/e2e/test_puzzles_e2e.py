@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.test_fixes_e2e import log_in_any_language
+from puzzles.services import puzzle_attempt
+from tests.e2e.test_fixes_e2e import CONTRAST, log_in_any_language
 from tests.factories import make_user
 from tests.puzzles.factories import make_puzzle
 
@@ -62,5 +63,67 @@ def test_solve_one_puzzle_and_fail_another_by_keyboard(
 
         page.goto(f"{site.url}/puzzles/history/")
         expect(page.get_by_test_id("history-row")).to_have_count(2)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_pile_count_reads_on_the_page(site, browser: Browser, theme: str):
+    """The pile's count, drawn on the page's paper (not on a table's felt), has the
+    contrast of text in both themes."""
+    puzzle = make_puzzle()
+    context = browser.new_context(locale="en-GB", color_scheme=theme)
+    page = context.new_page()
+    try:
+        page.goto(f"{site.url}/puzzles/{puzzle.pk}/")
+        count = page.locator(".puzzle .pile p")
+        expect(count).to_have_text("3 cards on the pile")
+        assert count.evaluate(CONTRAST) >= 4.5
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_the_chances_caption_is_not_squeezed(site, browser: Browser, width: int):
+    """After the answer, the caption of the table of chances takes at most two lines
+    above it, not the width of its narrow columns."""
+    puzzle = make_puzzle()
+    context = browser.new_context(locale="pl-PL", viewport={"width": width, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(f"{site.url}/puzzles/{puzzle.pk}/")
+        page.keyboard.press("p")
+        caption = page.locator(".puzzle-chances caption")
+        expect(caption).to_be_visible()
+        lines = caption.evaluate(
+            """el => { const s = getComputedStyle(el);
+                return (el.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom))
+                    / parseFloat(s.lineHeight); }"""
+        )
+        assert lines <= 2.05
+    finally:
+        context.close()
+
+
+def test_the_history_fits_a_phone(site, browser: Browser):
+    """A player's history with answers in it reads at 360 px without scrolling sideways:
+    each answer a block of lines, each named."""
+    user = make_user("historian")
+    for puzzle, move in (
+        (make_puzzle(content_hash="a"), {"type": "play", "cards": ["KH"]}),
+        (make_puzzle(content_hash="b"), {"type": "pickup", "count": 2}),
+    ):
+        puzzle_attempt(puzzle_id=puzzle.pk, user=user, move=move)
+    context = browser.new_context(locale="pl-PL", viewport={"width": 360, "height": 640})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        log_in_any_language(page, site.url, user.username)
+        page.goto(f"{site.url}/puzzles/history/")
+        expect(page.get_by_test_id("history-row")).to_have_count(2)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        result = page.get_by_test_id("history-row").first.locator("td").nth(3)
+        assert result.evaluate("td => getComputedStyle(td, '::before').content") == '"Wynik: "'
+
     finally:
         context.close()

@@ -3,6 +3,8 @@ it shows at a step is the position the hand's JSON rebuilds."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.utils import translation
 from django.utils.text import capfirst
@@ -24,7 +26,9 @@ def test_stepping_through_a_long_hand_shows_the_position_of_its_json(site, page:
     data = page.request.get(f"{site.url}/hands/{hand.pk}.json").json()
     steps = len(data["actions"]) + 1
     position = page.locator(".replay-position")
-    expect(position).to_have_text(f"1 / {steps}")
+    # The counter counts as the steps are numbered: the deal is step 0.
+    expect(position).to_have_text(f"0 / {steps - 1}")
+    expect(page.locator("[data-part=text]")).to_have_text(re.compile(r"^0\. "))
     shows_position(page, data, 0)
     assert page.evaluate("document.querySelectorAll('*').length") < 500
 
@@ -34,7 +38,8 @@ def test_stepping_through_a_long_hand_shows_the_position_of_its_json(site, page:
     shows_position(page, data, 4)
     for _ in range(steps):  # on to the end, and no further
         page.keyboard.press("ArrowRight")
-    expect(position).to_have_text(f"{steps} / {steps}")
+    expect(position).to_have_text(f"{steps - 1} / {steps - 1}")
+    expect(page.locator("[data-part=text]")).to_have_text(re.compile(rf"^{steps - 1}\. "))
     shows_position(page, data, steps - 1)
     page.locator(".replay-controls [data-step='-1']").click()
     shows_position(page, data, steps - 2)

@@ -38,3 +38,23 @@ def test_an_option_on_a_tables_page_opens_its_section(site, page) -> None:
     expect(page).to_have_url(f"{site.url}/rules/#spades-back")
     heading = page.get_by_role("heading", name="Spades send the turn back")
     expect(heading).to_be_in_viewport()
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_an_examples_cards_line_up_under_each_other(
+    site, browser: Browser, language: str, width: int
+) -> None:
+    """In each example the rows of cards (the pile, each player's hand, the play, the
+    pile after) start at one left edge, whatever the length of their labels."""
+    context = browser.new_context(
+        locale=LOCALES[language], viewport={"width": width, "height": 800}
+    )
+    page = context.new_page()
+    page.goto(f"{site.url}/rules/")
+    edges = page.locator("figure.rule-example").evaluate_all(
+        """figures => figures.map(f => [...new Set([...f.querySelectorAll('.example-cards')]
+            .map(row => Math.round(row.getBoundingClientRect().left)))])"""
+    )
+    assert edges and all(len(lefts) == 1 for lefts in edges), edges
+    context.close()

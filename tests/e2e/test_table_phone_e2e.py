@@ -203,3 +203,41 @@ def test_a_card_that_may_not_be_played_stays_readable_and_is_marked(
     assert not low, low
     assert all(c["dashed"] for c in cards), cards
     context.close()
+
+
+# For each player's box, the words of its name that the browser split over two lines.
+SPLIT_WORDS = """boxes => boxes.flatMap(name => {
+  const split = [];
+  const texts = document.createTreeWalker(name, NodeFilter.SHOW_TEXT);
+  for (let text = texts.nextNode(); text; text = texts.nextNode()) {
+    for (const m of text.textContent.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(text, m.index);
+      range.setEnd(text, m.index + m[0].length);
+      const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+      if (tops.size > 1) split.push(m[0]);
+    }
+  }
+  return split;
+})"""
+
+
+@pytest.mark.parametrize("locale", ["pl-PL", "en-GB"])
+def test_a_bots_name_breaks_between_words_on_a_phone(site, browser: Browser, locale: str):
+    """Three bots of one level at a table of four, watched at 360 px: the side seats'
+    names ('Bot: zachłanny (miejsce 2)') wrap between words, never inside one."""
+    from games import services
+    from tests.factories import make_table
+
+    table = make_table(players=1, seats=4, base_seconds=600, name="Three bots")
+    for position in (1, 2, 3):
+        services.table_add_bot(table_id=table.pk, by=table.owner, position=position, level="greedy")
+    services.match_start(table_id=table.pk, by=table.owner)
+    context = browser.new_context(locale=locale, viewport={"width": 360, "height": 640})
+    page = context.new_page()
+    page.goto(f"{site.url}/tables/{table.pk}/")
+    expect(page.locator("#conn-state.on")).to_have_count(1)
+    names = page.locator("#players .player .player-name")
+    expect(names).to_have_count(4)
+    assert names.evaluate_all(SPLIT_WORDS) == []
+    context.close()

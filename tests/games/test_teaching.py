@@ -74,6 +74,8 @@ def test_both_languages_are_complete_and_use_the_glossary(section) -> None:
     for words in (section.title, section.text, *(e.caption for e in section.examples)):
         assert words.en.strip() and words.pl.strip()
         assert "mecz" not in words.pl.lower()
+        # The suit is "kier" (a heart: "karta w kolorze kier"); "kiero" is slang.
+        assert not re.search(r"\bkiero\b", words.pl.lower()), section.anchor
     english, polish = section.text.en.lower(), section.text.pl.lower()
     for english_word, polish_word in GLOSSARY.items():
         if re.search(english_word, english):

@@ -276,3 +276,31 @@ def test_a_bot_account_name_with_a_nul_is_refused_and_seats_nobody(english):
     assert response.status_code == 200
     assert "There is no account named" in response.content.decode()
     assert table.seats.filter(user__isnull=False).count() == 1
+
+
+def test_the_replay_tells_bots_of_one_level_apart_by_their_seat(english):
+    """Three greedy bots at one table: the replay names each as the table does, with its
+    seat, so that the reader knows whose cards are whose."""
+    table = make_table(players=1, seats=4, base_seconds=30)
+    for position in (1, 2, 3):
+        services.table_add_bot(table_id=table.pk, by=table.owner, position=position, level="greedy")
+    now = timezone.now()
+    with translation.override("en"):
+        services.match_start(table_id=table.pk, by=table.owner, now=now)
+    hand = Hand.objects.get(match__table=table)
+    services.hand_timeout(hand_id=hand.pk, now=now + timedelta(seconds=31))
+    page = english.get(hand.get_absolute_url()).content.decode()
+    names = re.findall(r'<div data-part="hand"><strong>([^<]*)</strong>', page)
+    assert sorted(names[1:]) == [f"Bot: greedy (seat {n})" for n in (2, 3, 4)]
+
+
+def test_the_replays_heading_reads_in_polish_with_the_tables_default_name():
+    """Polish names an unnamed table 'Stół gracza ola': the heading does not say 'przy
+    stole Stół gracza ola'."""
+    hand = finished_hand()
+    hand.match.table.name = ""
+    hand.match.table.save(update_fields=["name"])
+    owner = hand.match.table.owner.username
+    page = read(hand.get_absolute_url(), "pl")
+    assert f"<h1>Rozdanie 1: Stół gracza {owner}</h1>" in page
+    assert "przy stole Stół" not in page

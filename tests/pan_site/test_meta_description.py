@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from tests.factories import make_user
 from tests.games.test_views import finished_hand
+from tests.puzzles.factories import make_puzzle
 from tests.tournaments.helpers import make_tournament
 
 pytestmark = pytest.mark.django_db
@@ -43,12 +44,18 @@ def test_the_main_pages_each_describe_themselves(language: str):
         finished_hand().get_absolute_url(),
         reverse("account_login"),
         reverse("account_signup"),
+        reverse("games:tv"),
+        reverse("puzzles:next"),
+        reverse("puzzles:detail", args=[make_puzzle().pk]),
+        "/api/docs",
     ]
     found = descriptions(Client(HTTP_ACCEPT_LANGUAGE=language), main)
     client = Client(HTTP_ACCEPT_LANGUAGE=language)
     client.force_login(ola)
     found |= descriptions(client, [reverse("games:table_create")])
     default = descriptions(client, [reverse("accounts:settings")])[reverse("accounts:settings")]
+    # A puzzle's page says what puzzles are, whichever puzzle it shows.
+    del found[reverse("puzzles:next")]
     assert len(set(found.values())) == len(found) and default not in found.values()
     pan = {"en": "Play the Polish card game Pan online", "pl": "Graj w polską grę karcianą Pan"}
     assert default.startswith(pan[language])

@@ -68,6 +68,7 @@ def test_a_right_move_is_explained_and_rated_once_whatever_is_sent_again() -> No
     assert answer.status_code == 200
     text = answer.content.decode()
     assert 'data-correct="true"' in text and "to play K♥" in text
+    assert "Right: to play K♥ leaves your chance of the letter at 0 %, the lowest" in text
     assert "Your puzzle rating: 1500 →" in text
     rating = PuzzleRating.objects.get(user=user)
     puzzle.refresh_from_db()
@@ -94,7 +95,8 @@ def test_a_wrong_move_says_what_it_costs_and_what_was_best() -> None:
     user = make_user()
     text = client_for(user).post(f"/puzzles/{puzzle.pk}/", {"pickup": "2"}).content.decode()
     assert 'data-correct="false"' in text
-    assert "That costs you: to pick up 2 cards leaves you a 100 % chance" in text
+    # No article before the number: "a 82 %" would be wrong English for some chances.
+    assert "That costs you: to pick up 2 cards leaves your chance of the letter at 100 %" in text
     assert "the best was to play K♥ (0 %)" in text
     assert PuzzleRating.objects.get(user=user).mu < 25
 
@@ -200,3 +202,34 @@ def test_the_board_shows_the_others_cards_and_who_is_out_of_the_hand() -> None:
     assert 'data-card="KH" tabindex="0" autofocus' in text
     assert 'data-card="9S" tabindex="-1" aria-disabled="true"' in text
     assert "Pick up 1 card" in text
+
+
+def test_the_rules_of_the_position_are_words_linked_to_their_sections() -> None:
+    """'The rules of this position' lists each rule in words, linked to its section of
+    /rules/, as a table's page does (not the selector's records)."""
+    puzzle = make_puzzle()
+    text = Client(HTTP_ACCEPT_LANGUAGE="en").get(f"/puzzles/{puzzle.pk}/").content.decode()
+    rules = text.split("The rules of this position", 1)[1]
+    assert "RuleLine(" not in rules
+    assert '<a href="/rules/#deck">24-card deck, base card 9♥.</a>' in rules
+
+
+def test_the_solvers_own_actions_read_in_the_second_person_in_polish() -> None:
+    """The log above a puzzle says the solver's own actions to him ('Zagrałeś…'), not
+    'Ty zagrał…', the third person's verb after 'you'."""
+    puzzle = make_puzzle()
+    position = dict(puzzle.position)
+    seat, other = position["seat"], (position["seat"] + 1) % position["players"]
+    position["history"] = [
+        {"seat": seat, "type": "play", "cards": ["10S"]},
+        {"seat": other, "type": "pickup", "cards": ["10S"]},
+        {"seat": seat, "type": "pickup", "cards": ["JC"]},
+        {"seat": other, "type": "play", "cards": ["QD"]},
+    ]
+    Puzzle.objects.filter(pk=puzzle.pk).update(position=position)
+    polish = Client(HTTP_ACCEPT_LANGUAGE="pl").get(f"/puzzles/{puzzle.pk}/").content.decode()
+    assert "Zagrałeś 10♠" in polish and "Wziąłeś J♣" in polish
+    assert "Gracz 2 zagrał Q♦" in polish and "Gracz 2 wziął 10♠" in polish
+    assert "Ty zagrał" not in polish and "Ty wziął" not in polish
+    english = Client(HTTP_ACCEPT_LANGUAGE="en").get(f"/puzzles/{puzzle.pk}/").content.decode()
+    assert "You played 10♠" in english and "You picked up J♣" in english
