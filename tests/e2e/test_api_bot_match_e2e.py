@@ -41,7 +41,7 @@ def create_short_table(page: Page, base_url: str, name: str) -> int:
     page.fill("input[name=name]", name)
     page.select_option("select[name=profile]", "custom")
     page.select_option("select[name=seats]", "2")
-    page.locator("summary").click()
+    page.locator("main summary").click()
     page.fill("input[name=max_actions]", "10")
     page.select_option("select[name=max_actions_result]", "most_cards")
     page.get_by_role("button", name="Create the table").click()

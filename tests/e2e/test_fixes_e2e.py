@@ -60,7 +60,7 @@ def test_1_the_table_form_shows_custom_seconds_only_for_custom_and_boxes_beside_
     log_in(page, site.url, f"former{width}")
     page.goto(f"{site.url}/tables/new/")
     assert_custom_time_shows_only_for_custom(page)
-    page.locator("summary").click()  # the rule options, two of them checkboxes
+    page.locator("main summary").click()  # the rule options, two of them checkboxes
     assert_each_checkbox_sits_beside_its_label(page)
     # Chosen by hand, the seconds make the table's clock.
     page.select_option("select[name=time_control]", "custom")
@@ -404,12 +404,16 @@ def test_13_a_new_profile_shows_the_starting_rating_as_provisional(
     site, browser: Browser, locale: str, word: str
 ):
     from games.ratings import DISPLAY_BASE
+    from games.speeds import Speed
 
     newcomer = make_user(f"newcomer_{locale}")
     context = browser.new_context(locale=locale, viewport={"width": 360, "height": 800})
     page = context.new_page()
     page.goto(f"{site.url}/u/{newcomer.username}/")
     stats = page.get_by_test_id("profile-stats")
-    expect(stats.locator("[data-stat=rating]")).to_have_text(f"{DISPLAY_BASE}?")
-    expect(stats.get_by_test_id("provisional")).to_have_text(word)
+    # A rating for each speed, each the starting one and provisional.
+    for speed in Speed:
+        expect(stats.locator(f"[data-stat=rating-{speed.value}]")).to_have_text(f"{DISPLAY_BASE}?")
+    expect(stats.get_by_test_id("provisional")).to_have_count(len(Speed))
+    expect(stats.get_by_test_id("provisional").first).to_have_text(word)
     context.close()

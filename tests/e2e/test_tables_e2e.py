@@ -38,7 +38,7 @@ def test_two_players_play_a_hand_a_spectator_sees_no_cards_the_lobby_fills(site,
     ola.fill("input[name=name]", "Quick hand")
     ola.select_option("select[name=profile]", "custom")
     ola.select_option("select[name=seats]", "2")
-    ola.locator("summary").click()
+    ola.locator("main summary").click()
     ola.fill("input[name=max_actions]", "10")
     ola.select_option("select[name=max_actions_result]", "most_cards")
     ola.get_by_role("button", name="Create the table").click()
