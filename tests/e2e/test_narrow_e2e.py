@@ -349,7 +349,7 @@ def test_the_lobby_keeps_p_a_n_on_one_line(site, browser: Browser, locale: str):
     context = browser.new_context(locale=locale, viewport={"width": 360, "height": 640})
     page = context.new_page()
     page.goto(f"{site.url}/")
-    lines = page.locator(".hero p").evaluate(
+    lines = page.locator(".hero p").first.evaluate(
         """p => {
           const text = p.firstChild, at = text.textContent.search(/P.A.N/);
           const range = document.createRange();
