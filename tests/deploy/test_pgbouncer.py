@@ -35,6 +35,9 @@ def pgbouncer_config(folder: Path, *, port: int, postgres: tuple[str, int], user
         f"auth_type = trust\nauth_file = {folder / 'users.txt'}\n"
         "pool_mode = transaction\ndefault_pool_size = 20\nmax_client_conn = 500\n"
         "server_idle_timeout = 2\n"
+        # SHOW STATS counts what was carried up to its last period (60 s by default): a
+        # run of the live tests shorter than that would read as none carried.
+        "stats_period = 1\n"
         "ignore_startup_parameters = extra_float_digits,options\n"
         f"admin_users = {user}\n"
     )

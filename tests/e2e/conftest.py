@@ -178,7 +178,9 @@ def _empty_the_database_once_the_site_is_quiet(transactional_db) -> Iterator[Non
 def _forget_socket_budgets() -> None:
     """flush resets the sequences, so the next test's users have this one's ids: their
     sockets-per-minute budgets (games.live.budgets, in the cache) start afresh with them,
-    as a new account's would."""
+    as a new account's would; and so do allauth's limits on logins from one address,
+    which the whole run's browsers share (30 a minute). The site's key prefix is this
+    process's followed by the run's own (conftest ``site``)."""
     import redis
     from django.conf import settings
 
@@ -187,7 +189,12 @@ def _forget_socket_budgets() -> None:
         return
     client = redis.Redis.from_url(cache["LOCATION"])
     try:
-        keys = list(client.scan_iter(match=f"{cache.get('KEY_PREFIX', '')}:*:ws-connects:*"))
+        prefix = cache.get("KEY_PREFIX", "")
+        keys = [
+            key
+            for pattern in (f"{prefix}*:*:ws-connects:*", f"{prefix}*:*:allauth:rl:*")
+            for key in client.scan_iter(match=pattern)
+        ]
         if keys:
             client.delete(*keys)
     finally:
