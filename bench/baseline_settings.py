@@ -3,7 +3,7 @@
 Only what a Channels consumer needs, with the site's own channel layer configuration
 (hosts, prefix, timeouts) on channels_redis's own pub/sub layer, as it comes: the
 baseline measures the layer and daphne bare, without the site's decoding of a message
-once per process (``core.channel_layer``).
+once per process (``live.layer``).
 """
 
 from pan_site.settings import ALLOWED_HOSTS, SECRET_KEY  # noqa: F401

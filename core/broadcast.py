@@ -3,6 +3,10 @@
 Called inside a service's transaction; nothing is sent until the transaction commits,
 so a rolled-back change is never seen. A failed send is logged, never raised: it must
 not undo what was committed.
+
+The layer is Channels' (``get_channel_layer``); the project's own (``live.layer``), which
+stands above core, is known by what it offers besides (``group_send_blocking``,
+``announce``), not by its class.
 """
 
 from __future__ import annotations
@@ -15,8 +19,6 @@ from contextvars import ContextVar
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
-
-from core.channel_layer import PubSubChannelLayer
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +56,7 @@ def group_send(group: str, event: dict) -> None:
     if layer is None:
         return
     try:
-        if isinstance(layer, PubSubChannelLayer) and not _SERVED.get():
+        if hasattr(layer, "group_send_blocking") and not _SERVED.get():
             # No server's loop behind this thread (a Celery worker's, the clock ticker's, a
             # command's, a test's): the process's sending loop and its one connection.
             layer.group_send_blocking(group, event)
@@ -75,11 +77,12 @@ _SENDING: set[asyncio.Future] = set()  # sends from the loop nobody awaits, kept
 def publish_from_loop(group: str, event: dict) -> None:
     """Send ``event`` to ``group`` from the event loop without waiting for it (the caller
     has committed what it announces). The project's layer publishes it in the order of
-    the calls (``PubSubChannelLayer.announce``); another layer gets a task of its own."""
+    the calls (``live.layer.PubSubChannelLayer.announce``); another layer gets a task of
+    its own."""
     layer = get_channel_layer()
     if layer is None:
         return
-    if isinstance(layer, PubSubChannelLayer):
+    if hasattr(layer, "announce"):
         layer.announce(group, event)
         return
     sending = asyncio.ensure_future(layer.group_send(group, event))

@@ -8,7 +8,7 @@ one move pipeline, ``games.services.moves``); every other command is one service
 in the pool.
 
 What every socket shares (limits, the user's group, the dispatch loop) is the live
-room's (``games.live``). On a group event the sockets of one process read the table
+room's (``live``). On a group event the sockets of one process read the table
 once (``LIVE``), render what every viewer sees alike once per kind of view, and each
 renders only his own hand, and only when it changed; a move's event is applied to the
 table kept in memory and rendered in the event loop.
@@ -43,9 +43,9 @@ from games.commands import (
     Start,
 )
 from games.consumers_moderation import MODERATOR_HANDLERS
-from games.live import LIVE, LOG_IN, MAX_FRAME, PING_EVERY, PONGS, LiveSocket, in_pool
-from games.live.presence import PONG_RECORD_EVERY, mark_absent, mark_present
 from games.models import Table, to_instant
+from live import LIVE, LOG_IN, MAX_FRAME, PING_EVERY, PONGS, LiveSocket, in_pool
+from live.presence import PONG_RECORD_EVERY, mark_absent, mark_present
 
 
 class TableConsumer(LiveSocket):

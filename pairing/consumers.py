@@ -27,9 +27,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from core.errors import Refused
-from games.live import LiveSocket, in_pool
 from games.models import Table
 from games.services import PRESET_KEYS
+from live import LiveSocket, in_pool
 from pairing import events, matching, services
 from pairing.models import SEEN_EVERY, SIZES
 

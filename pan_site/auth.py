@@ -27,7 +27,7 @@ from django.contrib import auth
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.sessions.backends.base import SessionBase
 
-from games.live.db import DATABASE_DOWN
+from live.db import DATABASE_DOWN
 
 logger = logging.getLogger(__name__)
 

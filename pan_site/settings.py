@@ -194,9 +194,9 @@ else:
             # costs a daphne far more CPU and latency per event). What it gives up:
             # nothing waits in Redis for a socket that is not listening, and a socket
             # that reconnects reads the whole table anyway. The layer is the project's own
-            # on redis-py's public API (core.channel_layer): it hands a group's message to
+            # on redis-py's public API (live.layer): it hands a group's message to
             # the sending process's sockets at once and decodes it once for them all.
-            "BACKEND": "core.channel_layer.PubSubChannelLayer",
+            "BACKEND": "live.layer.PubSubChannelLayer",
             "CONFIG": {
                 "hosts": [
                     {

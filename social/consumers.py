@@ -26,7 +26,7 @@ from django.utils import translation
 from accounts.models import User
 from core.csrf import socket_csrf_token
 from games import selectors as games_selectors
-from games.live import CLOSE_BANNED, LiveSocket, in_pool
+from live import CLOSE_BANNED, LiveSocket, in_pool
 from social import selectors
 from social.models import Challenge
 from social.presence import SEEN, SEEN_EVERY

@@ -4,7 +4,7 @@
 tournament it re-renders the page's live parts (status, standings, tables,
 announcements) for its own viewer. Events that come in a burst (a balancing step moves
 several players, many tables finish hands) are rendered once. As every socket of a
-signed-in user (``games.live.LiveSocket``), it also joins the user's group, so
+signed-in user (``live.LiveSocket``), it also joins the user's group, so
 moderation reaches it and a tournament that seats or moves him takes the page to his
 table.
 """
@@ -15,7 +15,7 @@ import asyncio
 from typing import Any
 
 from core.csrf import socket_csrf_token
-from games.live import LiveSocket, in_pool
+from live import LiveSocket, in_pool
 from tournaments import events, renderers
 from tournaments.models import Tournament
 

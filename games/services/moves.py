@@ -112,7 +112,7 @@ async def hand_act_async(
     """``hand_act`` in the event loop, for a player's socket. ``known``: the hand (left
     unchanged), its match's players and its table's id as this process last showed
     them (the live room's copy): the move is judged on it when it is at ``version``."""
-    from games.live import in_pool  # the live runtime imports the services
+    from live import in_pool  # the live runtime imports the services
 
     now = now or timezone.now()
     if not adb.available():  # the embedded SQLite mode: Django's connection, in a thread

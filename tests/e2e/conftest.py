@@ -177,7 +177,7 @@ def _empty_the_database_once_the_site_is_quiet(transactional_db) -> Iterator[Non
 
 def _forget_socket_budgets() -> None:
     """flush resets the sequences, so the next test's users have this one's ids: their
-    sockets-per-minute budgets (games.live.budgets, in the cache) start afresh with them,
+    sockets-per-minute budgets (live.budgets, in the cache) start afresh with them,
     as a new account's would; and so do allauth's limits on logins from one address,
     which the whole run's browsers share (30 a minute). The site's key prefix is this
     process's followed by the run's own (conftest ``site``)."""

@@ -337,7 +337,7 @@ FLOOD = """count => {
 def test_11_too_many_commands_is_said_in_the_readers_language(
     site, browser: Browser, locale: str, expected: str
 ):
-    from games.live import COMMAND_BURST
+    from live import COMMAND_BURST
     from tests.factories import make_table
 
     reader = make_user(f"flooder_{locale}")  # no language saved: the browser's

@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (
     "core",
     "accounts",
+    "live",
     "games",
     "tournaments",
     "pairing",

@@ -17,7 +17,8 @@ from django.core.cache import cache
 from accounts.models import User
 from games import events, selectors, services
 from games.engine import HandState, card_label
-from games.live import (
+from games.models import ChatMessage, Hand, Table
+from live import (
     CLOSE_LIMITED,
     COMMAND_BURST,
     FLOOD_CLOSE,
@@ -26,7 +27,6 @@ from games.live import (
     presence,
     tables,
 )
-from games.models import ChatMessage, Hand, Table
 from tests.factories import (
     make_moderator,
     make_table,

@@ -11,7 +11,7 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from games.live import budgets
+from live import budgets
 from pan_site.asgi import application
 from pan_site.proxy import ForwardedForMiddleware, client_address
 

@@ -85,7 +85,7 @@ async def test_a_tournament_table_says_live_that_the_tournament_is_over_and_who_
 async def test_a_tournament_socket_counts_against_the_users_sockets_and_a_flood_is_closed():
     from channels.testing import WebsocketCommunicator
 
-    from games.live import CLOSE_LIMITED, FLOOD_CLOSE, SOCKETS_PER_USER
+    from live import CLOSE_LIMITED, FLOOD_CLOSE, SOCKETS_PER_USER
     from pan_site.asgi import application
     from tests.games.ws import ORIGIN, session_cookie
 

@@ -41,14 +41,14 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-import games.live.budgets as budgets
+import live.budgets as budgets
 from accounts import notices
 from accounts.models import User
 from core import broadcast, fragments
-from core.channel_layer import PubSubChannelLayer
 from games.commands import UNREADABLE
-from games.live.db import DATABASE_DOWN, in_pool
 from games.models import table_title
+from live.db import DATABASE_DOWN, in_pool
+from live.layer import PubSubChannelLayer
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import logging
 from django.core.cache import cache
 
 from games import selectors
-from games.live.db import in_pool
+from live.db import in_pool
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 
 from games import selectors
-from games.live.db import in_pool
 from games.models import Hand, MatchPlayer
+from live.db import in_pool
 
 logger = logging.getLogger(__name__)
 

@@ -10,21 +10,21 @@
   viewers who see a table alike.
 - ``presence.PONGS``: presence and lag from the pongs, written in batches.
 - ``db.in_pool``: the one way from the event loop to the database.
-- the channel layer is the project's own (``core.channel_layer``).
+- the channel layer is the project's own (``live.layer``).
 
 The way of a move through it is told in docs/architecture.md.
 """
 
-from games.live.budgets import (
+from live.budgets import (
     COMMAND_BURST,
     FLOOD_CLOSE,
     MAX_FRAME,
     SOCKETS_PER_USER,
     connection_allowed,
 )
-from games.live.db import in_pool
-from games.live.presence import PING_EVERY, PONGS
-from games.live.sockets import (
+from live.db import in_pool
+from live.presence import PING_EVERY, PONGS
+from live.sockets import (
     CLOSE_BANNED,
     CLOSE_LIMITED,
     LOG_IN,
@@ -32,7 +32,7 @@ from games.live.sockets import (
     socket_language,
     user_is_banned,
 )
-from games.live.tables import LIVE
+from live.tables import LIVE
 
 __all__ = [
     "CLOSE_BANNED",

@@ -1,5 +1,5 @@
 """Channels' layer interface on the real Redis, run against the project's layer
-(core.channel_layer) and channels_redis's stock pub/sub layer; then the project layer's
+(live.layer) and channels_redis's stock pub/sub layer; then the project layer's
 own methods (inbox, drop_channel, announce, deserialize), its origin skipping, its
 per-loop connections and its reconnection after Redis dropped the subscriber."""
 
@@ -21,7 +21,7 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from core.channel_layer import PubSubChannelLayer
+from live.layer import PubSubChannelLayer
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -302,7 +302,7 @@ async def test_announce_delivers_here_at_once_and_there_through_redis(project):
 
 async def test_a_failed_announced_publish_is_logged_not_raised(project, caplog):
     layer = project(hosts=["redis://127.0.0.1:1/0"])  # nothing listens on port 1
-    caplog.set_level(logging.ERROR, logger="core.channel_layer")
+    caplog.set_level(logging.ERROR, logger="live.layer")
     layer.announce("nowhere", {"type": "a"})
     async with asyncio.timeout(WAIT):
         while not any("announced" in r.getMessage() for r in caplog.records):
