@@ -7,7 +7,6 @@ import logging
 
 from django.core.cache import cache
 
-from games import selectors
 from live.db import in_pool
 
 logger = logging.getLogger(__name__)
@@ -20,6 +19,16 @@ PRESENCE_TTL = 40  # a pong renews it; a socket that closes deletes it
 # A pong refreshes presence and lag at most this often (written in one batch per process).
 PONG_RECORD_EVERY = 10.0
 PONG_FLUSH_EVERY = 2.0  # the process writes the pongs it collected in one call this often
+
+
+def presence_key(table_id: int, user_id: int) -> str:
+    """The cache key that marks a player's socket open at a table."""
+    return f"presence:{table_id}:{user_id}"
+
+
+def lag_key(table_id: int, user_id: int) -> str:
+    """The cache key of a player's last measured lag at a table, in milliseconds."""
+    return f"lag:{table_id}:{user_id}"
 
 
 class PongBook:
@@ -55,8 +64,8 @@ class PongBook:
 def _write_pongs(batch: dict[tuple[int, int], int]) -> None:
     values: dict[str, object] = {}
     for (table_id, user_id), lag_ms in batch.items():
-        values[selectors.presence_key(table_id, user_id)] = True
-        values[selectors.lag_key(table_id, user_id)] = lag_ms
+        values[presence_key(table_id, user_id)] = True
+        values[lag_key(table_id, user_id)] = lag_ms
     cache.set_many(values, PRESENCE_TTL)
 
 
@@ -65,9 +74,9 @@ PONGS = PongBook()
 
 def mark_present(table_id: int, user_id: int) -> None:
     """A player's socket opened at the table (in a thread)."""
-    cache.set(selectors.presence_key(table_id, user_id), True, PRESENCE_TTL)
+    cache.set(presence_key(table_id, user_id), True, PRESENCE_TTL)
 
 
 def mark_absent(table_id: int, user_id: int) -> None:
     """A player's socket at the table closed (in a thread)."""
-    cache.delete(selectors.presence_key(table_id, user_id))
+    cache.delete(presence_key(table_id, user_id))

@@ -1,4 +1,9 @@
-"""The live room's memory of the tables in one daphne process (``LIVE``)."""
+"""The live room's memory of the tables in one daphne process (``LIVE``).
+
+The live room keeps a table's snapshot without knowing what it holds: the app that owns
+the tables (games) connects a ``TableSource`` in its ``ready()``, which reads a table,
+applies a move's change to a snapshot and answers for its presence marks.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,14 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-from games import selectors
-from games.models import Hand, MatchPlayer
 from live.db import in_pool
 
 logger = logging.getLogger(__name__)
 
 V = TypeVar("V")
+S = TypeVar("S")  # a table's snapshot: the source's own type, opaque here
 
 LAG_REFRESH = 20.0  # the live room reads the players' lags again this often per table
 PRESENCE_BATCH = 0.5  # seconds: the tables due for it within this are read together
@@ -49,18 +53,54 @@ class Recent(Generic[V]):
         return sum(len(entries) for entries in self._by_table.values())
 
 
-class LiveTables:
+class TableSource(Protocol[S]):
+    """What the live room asks of the app whose tables it shows (connected with
+    ``LiveTables.connect``). Presence is a player's (connected, lag) by user id."""
+
+    def read(self, table_id: int, *, frame: S | None, hand_id: int | None) -> S:
+        """The table read from the database (in a thread of the pool): only its hand
+        ``hand_id`` when ``frame`` allows it, else everything."""
+        ...
+
+    def apply(self, frame: S, *, hand_id: int, version: int, change: dict[str, Any]) -> S | None:
+        """``frame`` after a move's ``change`` (its event's), without a read; None when the
+        frame cannot take it (another hand, a version missed)."""
+        ...
+
+    def read_presence(self, frames: list[S]) -> dict[int, Any]:
+        """The players' presence of several tables, by table id, in one read (a thread)."""
+        ...
+
+    def with_presence(self, frame: S, presence: Any) -> S:
+        """``frame`` with the presence ``read_presence`` found for its table."""
+        ...
+
+    def presence_seen(self, frame: S, user_id: int, *, connected: bool) -> S | None:
+        """``frame`` with a player's socket come or gone; None when he has no place in it."""
+        ...
+
+    def shows_presence(self, frame: S, user_id: int) -> bool:
+        """Whether the table shows ``user_id``'s presence mark."""
+        ...
+
+    def known(self, frame: S, table_id: int) -> Any:
+        """What a move is judged on without a read (the hand as the frame shows it), or
+        None."""
+        ...
+
+
+class LiveTables(Generic[S]):
     """The live room's memory in one daphne process.
 
     An event reaches every socket of a table together: its snapshot is built once (the
     sockets await the same task in the event loop, holding no thread), and what viewers
     of a kind see alike is rendered once. The last snapshot of each table is kept as the
     frame the next move is applied to: a move's event carries what it changed on the
-    hand (``events.hand_change``), so the process applies it to the frame without a
-    query (``selectors.snapshot_after_change``); when the frame is not the version just
-    before (an event missed, another hand), or was last read from the database more
-    than ``frame_ttl`` seconds ago, the table is read again, in the pool: only its hand
-    when the frame allows it (``selectors.table_snapshot``). Presence changes with its own
+    hand, so the process applies it to the frame without a query (``TableSource.apply``);
+    when the frame is not the version just before (an event missed, another hand), or
+    was last read from the database more than ``frame_ttl`` seconds ago, the table is
+    read again, in the pool: only its hand when the frame allows it
+    (``TableSource.read``). Presence changes with its own
     events, applied to the frame; players' lags are read again every ``presence_ttl``
     seconds, in the background, for the moves after. Only the latest events are kept.
     A socket that opens reads the whole table, in one read with the sockets that open
@@ -79,6 +119,7 @@ class LiveTables:
         self.hits = 0
         self.applied = 0  # snapshots built from an event's change, without a read
         self.reads = 0  # reads of a table from the database
+        self.source: TableSource[S] | None = None
         # Per table, the snapshots of its last few events: every socket of a table takes
         # an event within milliseconds, so older ones are garbage (kept longer, they
         # would fill the heap and lengthen the collector's full passes).
@@ -86,14 +127,23 @@ class LiveTables:
         # table id -> the last fresh read and when its thread started it (empty: waiting)
         self._fresh: dict[int, tuple[asyncio.Future, list[float]]] = {}
         # table id -> (snapshot, when it was read, when its presence was read)
-        self._frames: dict[int, tuple[selectors.TableSnapshot, float, float]] = {}
+        self._frames: dict[int, tuple[S, float, float]] = {}
         self._renders: Recent[str] = Recent(tables=size, per_table=16)
         # Per table, the players' boxes of its last shared renders, by language and event:
         # a page that took one of them is sent only the boxes that changed since.
         self._boxes: Recent[list[str]] = Recent(tables=size, per_table=4)
         self._lock = threading.Lock()  # renders are shared with the pool's threads
-        self._due: dict[int, selectors.TableSnapshot] = {}  # presence to read again
+        self._due: dict[int, S] = {}  # presence to read again
         self._presence_reader: asyncio.Task | None = None
+
+    def connect(self, source: TableSource[S]) -> None:
+        """The app that owns the tables says how to read and update them (in ``ready()``)."""
+        self.source = source
+
+    def _source(self) -> TableSource[S]:
+        if self.source is None:
+            raise RuntimeError("no TableSource connected to the live room (LiveTables.connect)")
+        return self.source
 
     async def snapshot(
         self,
@@ -104,7 +154,7 @@ class LiveTables:
         version: int | None = None,
         change: dict[str, Any] | None = None,
         since: float | None = None,
-    ) -> selectors.TableSnapshot:
+    ) -> S:
         """The table at ``event``; without one, a fresh read of everything that started
         after ``since`` (``fresh``)."""
         if event is None:
@@ -133,7 +183,7 @@ class LiveTables:
         hand_id: int | None,
         version: int | None,
         change: dict[str, Any] | None,
-    ) -> selectors.TableSnapshot | None:
+    ) -> S | None:
         """The table after ``change``, from the frame; None when the frame cannot take it
         (the table is then read)."""
         if hand_id is None or change is None or version is None:
@@ -142,9 +192,7 @@ class LiveTables:
         if entry is None:
             return None
         frame, read_at, presence_at = entry
-        snapshot = selectors.snapshot_after_change(
-            frame, hand_id=hand_id, version=version, change=change
-        )
+        snapshot = self._source().apply(frame, hand_id=hand_id, version=version, change=change)
         if snapshot is None:
             return None
         self.applied += 1
@@ -154,7 +202,7 @@ class LiveTables:
             self._presence_due(table_id, snapshot)
         return snapshot
 
-    async def fresh(self, table_id: int, *, since: float) -> selectors.TableSnapshot:
+    async def fresh(self, table_id: int, *, since: float) -> S:
         """A read of the whole table that started after ``since`` (a monotonic time).
 
         A socket that joined the table's group at ``since`` gets every change after such
@@ -180,32 +228,32 @@ class LiveTables:
         self,
         table_id: int,
         hand_id: int | None,
-        frame: selectors.TableSnapshot | None = None,
+        frame: S | None = None,
         *,
         started: list[float] | None = None,
-    ) -> selectors.TableSnapshot:
+    ) -> S:
         self.reads += 1
+        source = self._source()
 
-        def read() -> selectors.TableSnapshot:
+        def read() -> S:
             if started is not None:
                 started.append(time.monotonic())
-            return selectors.table_snapshot(table_id=table_id, frame=frame, hand_id=hand_id)
+            return source.read(table_id, frame=frame, hand_id=hand_id)
 
         snapshot = await in_pool(read)()
         now = time.monotonic()
         self._frames[table_id] = (snapshot, now, now)
         return snapshot
 
-    def known(self, table_id: int) -> tuple[Hand, list[MatchPlayer], int] | None:
-        """The table's hand as this process last showed it, with its match's players and
-        the table's id: what a move is judged on without a read (``services.hand_act_async``,
-        which writes it only if the row is still at the hand's version)."""
+    def known(self, table_id: int) -> Any:
+        """What a move is judged on without a read, as this process last showed the table
+        (``TableSource.known``), or None."""
         entry = self._frame(table_id)
-        if entry is None or entry[0].hand is None:
+        if entry is None:
             return None
-        return entry[0].hand, entry[0].match_players, table_id
+        return self._source().known(entry[0], table_id)
 
-    def _frame(self, table_id: int) -> tuple[selectors.TableSnapshot, float, float] | None:
+    def _frame(self, table_id: int) -> tuple[S, float, float] | None:
         entry = self._frames.get(table_id)
         now = time.monotonic()
         if len(self._frames) > self.size:
@@ -214,7 +262,7 @@ class LiveTables:
             return None
         return entry
 
-    def _presence_due(self, table_id: int, snapshot: selectors.TableSnapshot) -> None:
+    def _presence_due(self, table_id: int, snapshot: S) -> None:
         """Read the players' lags of the table again for the moves to come (this one shows
         the last), with the other tables due within ``PRESENCE_BATCH`` seconds: in one
         read of the cache, in one trip to the pool. The tables whose sockets opened
@@ -229,10 +277,9 @@ class LiveTables:
     async def _read_presence_soon(self) -> None:
         await asyncio.sleep(PRESENCE_BATCH)
         due, self._due = self._due, {}
+        source = self._source()
         try:
-            found = await in_pool(selectors.tables_presence)(
-                [(snapshot.table, snapshot.match_players) for snapshot in due.values()]
-            )
+            found = await in_pool(source.read_presence)(list(due.values()))
         except Exception:
             logger.exception("reading the presence of %d tables failed", len(due))
             return
@@ -240,13 +287,14 @@ class LiveTables:
             entry = self._frames.get(table_id)
             if entry is not None:
                 frame, read_at, presence_at = entry
-                self._frames[table_id] = (frame.evolve(presence=presence), read_at, presence_at)
+                frame = source.with_presence(frame, presence)
+                self._frames[table_id] = (frame, read_at, presence_at)
 
     def shows_presence(self, table_id: int, user_id: int) -> bool:
         """Whether the table, as this process last read it, shows ``user_id``'s presence
-        mark (``TableSnapshot.presence_marks``); True when it has no read of the table."""
+        mark (``TableSource.shows_presence``); True when it has no read of the table."""
         entry = self._frames.get(table_id)
-        return entry is None or user_id in entry[0].presence_marks
+        return entry is None or self._source().shows_presence(entry[0], user_id)
 
     def presence_seen(self, table_id: int, user_id: int, *, connected: bool) -> None:
         """A player's socket came or went: the frame shows it from now on."""
@@ -254,11 +302,9 @@ class LiveTables:
         if entry is None:
             return
         snapshot, read_at, presence_at = entry
-        if user_id not in snapshot.presence:
-            return
-        lag = snapshot.presence[user_id][1] if connected else None
-        presence = {**snapshot.presence, user_id: (connected, lag)}
-        self._frames[table_id] = (snapshot.evolve(presence=presence), read_at, presence_at)
+        seen = self._source().presence_seen(snapshot, user_id, connected=connected)
+        if seen is not None:
+            self._frames[table_id] = (seen, read_at, presence_at)
 
     def boxes(self, table_id: int, language: str, event: str) -> list[str] | None:
         """The players' boxes as the table's shared render at ``event`` drew them in
@@ -284,4 +330,4 @@ class LiveTables:
         return html
 
 
-LIVE = LiveTables()
+LIVE: LiveTables[Any] = LiveTables()

@@ -40,6 +40,7 @@ from games.selectors.labels import (
     rules_summary,
     time_control_label,
 )
+from live.presence import lag_key, presence_key
 
 ACTIONS_SHOWN = 6
 
@@ -102,14 +103,6 @@ def current_match(table: Table) -> Match | None:
 
 def current_hand(match: Match | None) -> Hand | None:
     return None if match is None else match.hands.order_by("-number").first()
-
-
-def presence_key(table_id: int, user_id: int) -> str:
-    return f"presence:{table_id}:{user_id}"
-
-
-def lag_key(table_id: int, user_id: int) -> str:
-    return f"lag:{table_id}:{user_id}"
 
 
 @dataclass(frozen=True)
@@ -569,3 +562,49 @@ def tables_presence(
         }
         for table_id, user_ids in users.items()
     }
+
+
+class SnapshotSource:
+    """The games' tables as the live room keeps them (``live.tables.TableSource``; the
+    games app connects it to ``LIVE`` in its ``ready()``): a snapshot per table."""
+
+    def read(
+        self, table_id: int, *, frame: TableSnapshot | None, hand_id: int | None
+    ) -> TableSnapshot:
+        return table_snapshot(table_id=table_id, frame=frame, hand_id=hand_id)
+
+    def apply(
+        self, frame: TableSnapshot, *, hand_id: int, version: int, change: dict[str, Any]
+    ) -> TableSnapshot | None:
+        return snapshot_after_change(frame, hand_id=hand_id, version=version, change=change)
+
+    def read_presence(
+        self, frames: list[TableSnapshot]
+    ) -> dict[int, dict[int, tuple[bool, int | None]]]:
+        return tables_presence([(frame.table, frame.match_players) for frame in frames])
+
+    def with_presence(
+        self, frame: TableSnapshot, presence: dict[int, tuple[bool, int | None]]
+    ) -> TableSnapshot:
+        return frame.evolve(presence=presence)
+
+    def presence_seen(
+        self, frame: TableSnapshot, user_id: int, *, connected: bool
+    ) -> TableSnapshot | None:
+        if user_id not in frame.presence:
+            return None
+        lag = frame.presence[user_id][1] if connected else None
+        return frame.evolve(presence={**frame.presence, user_id: (connected, lag)})
+
+    def shows_presence(self, frame: TableSnapshot, user_id: int) -> bool:
+        return user_id in frame.presence_marks
+
+    def known(
+        self, frame: TableSnapshot, table_id: int
+    ) -> tuple[Hand, list[MatchPlayer], int] | None:
+        """The hand as the frame shows it, its match's players and the table's id: what
+        ``services.hand_act_async`` judges a move on (it writes it only if the row is
+        still at the hand's version)."""
+        if frame.hand is None:
+            return None
+        return frame.hand, frame.match_players, table_id

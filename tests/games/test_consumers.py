@@ -358,13 +358,13 @@ async def test_lags_are_read_again_for_the_tables_due_together_in_one_read(monke
     come: the tables due at once are read together (after a restart all of them are)."""
     monkeypatch.setattr(LIVE, "presence_ttl", 0.0)  # due at every move
     reads = []
-    real = selectors.tables_presence
+    real = LIVE.source.read_presence
 
-    def counted(tables):
-        reads.append(sorted(table.pk for table, _players in tables))
-        return real(tables)
+    def counted(frames):
+        reads.append(sorted(frame.table.pk for frame in frames))
+        return real(frames)
 
-    monkeypatch.setattr(selectors, "tables_presence", counted)
+    monkeypatch.setattr(LIVE.source, "read_presence", counted)
     games = [await started_table(), await started_table()]
     sockets = {}
     for g in games:
