@@ -73,6 +73,12 @@ def logged_out_notice() -> str:
     return _("A moderator has logged you out on every device. Log in again to go on.")
 
 
+def table_title(name: str, owner_name: str) -> str:
+    """A table's name as its reader sees it, in the active language: the one its owner
+    gave it, else his table ("ola's table")."""
+    return name or _("%(username)s's table") % {"username": owner_name}
+
+
 def removed_notice(*, table_name: str, reason: str) -> str:
     return _("A moderator removed you from the table %(table)s: %(reason)s") % {
         "table": table_name,

@@ -23,12 +23,12 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from core import text
+from live.sockets import UNREADABLE
 
 if TYPE_CHECKING:
     from accounts.models import User
 
 # Refusals, translated when shown (in the viewer's language, see TableConsumer._refuse).
-UNREADABLE = _("That message could not be read.")
 UNKNOWN = _("Unknown command.")
 NO_CARD = _("Choose a card to play.")
 

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
@@ -189,6 +190,20 @@ class TableConsumer(LiveSocket):
             version=version,
             change=event.get("change"),
         )
+
+    async def user_mute_changed(self, event: dict[str, Any]) -> None:
+        """Muted or unmuted: the page shows (or drops) the notice by its chat form."""
+        html = await in_pool(self._render_mute_notice)()
+        await self.send(text_data=html)
+
+    def _render_mute_notice(self) -> str:
+        user = self.signed_in_user()
+        if user is not None:
+            user.refresh_from_db(fields=["muted_until", "mute_reason"])
+        with translation.override(self.language):
+            return render_to_string(
+                "games/table.html#mute-notice", {"v": {"viewer": user}, "oob": True}
+            )
 
     async def chat_changed(self, event: dict[str, Any]) -> None:
         html = await in_pool(self._render_chat)()

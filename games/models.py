@@ -15,9 +15,9 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
-from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.notices import table_title
 from games.engine import Clock, HandState, MatchState, Reason, Rules
 from games.speeds import Speed, table_speed
 
@@ -53,12 +53,6 @@ class BotLevel(models.TextChoices):
     RANDOM = "random", _("Bot: random")
     GREEDY = "greedy", _("Bot: greedy")
     ISMCTS = "ismcts", _("Bot: strong (ISMCTS, 500 playouts)")
-
-
-def table_title(name: str, owner_name: str) -> str:
-    """A table's name as its reader sees it, in the active language: the one its owner
-    gave it, else his table ("ola's table")."""
-    return name or gettext("%(username)s's table") % {"username": owner_name}
 
 
 class Table(models.Model):

@@ -9,9 +9,10 @@ Every socket, whatever it shows:
   seconds they are dropped (a command gets a refusal), far past it the socket is
   closed; a frame longer than ``MAX_FRAME`` is dropped;
 - joins its user's group (``core.broadcast.user_group``) and answers what moderation
-  and the tournaments send there (``user.kick``, ``user.follow``, ``user.notice``,
-  ``user.mute_changed``); an event of a type it has no handler for is not its to show
-  (another kind of socket's, or an API stream's) and is passed over;
+  and the tournaments send there (``user.kick``, ``user.follow``, ``user.notice``; a
+  table answers ``user.mute_changed`` by its chat); an event of a type it has no
+  handler for is not its to show (another kind of socket's, or an API stream's) and is
+  passed over;
 - reaches the database from the event loop only through ``in_pool``.
 
 The dispatch loop waits on ONE queue: the project's channel layer delivers the groups'
@@ -35,7 +36,6 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
@@ -45,8 +45,6 @@ import live.budgets as budgets
 from accounts import notices
 from accounts.models import User
 from core import broadcast, fragments
-from games.commands import UNREADABLE
-from games.models import table_title
 from live.db import DATABASE_DOWN, in_pool
 from live.layer import PubSubChannelLayer
 
@@ -57,6 +55,7 @@ CLOSE_BANNED = 4403  # htmx's ws extension does not reconnect on it
 CLOSE_TRY_LATER = 1013  # the database is unreachable: the page reconnects by itself
 LOG_IN = gettext_lazy("Log in to play or chat.")
 SLOW_DOWN = gettext_lazy("Too many commands; slow down.")
+UNREADABLE = gettext_lazy("That message could not be read.")
 DATABASE_UNREACHABLE = gettext_lazy(
     "The server cannot reach its database just now: nothing was changed. Try again in a moment."
 )
@@ -332,25 +331,9 @@ class LiveSocket(AsyncWebsocketConsumer):
         with translation.override(self.language):
             return notices.socket_notice_fragment(
                 notices.removed_notice(
-                    table_name=table_title(
+                    table_name=notices.table_title(
                         str(event.get("table", "")), str(event.get("owner", ""))
                     ),
                     reason=str(event.get("reason", "")),
                 )
-            )
-
-    async def user_mute_changed(self, event: dict[str, Any]) -> None:
-        """Muted or unmuted: a table page shows (or drops) the notice by its chat form."""
-        if getattr(self, "table_id", None) is None:
-            return  # only the table has a chat
-        html = await in_pool(self._render_mute_notice)()
-        await self.send(text_data=html)
-
-    def _render_mute_notice(self) -> str:
-        user = self.signed_in_user()
-        if user is not None:
-            user.refresh_from_db(fields=["muted_until", "mute_reason"])
-        with translation.override(self.language):
-            return render_to_string(
-                "games/table.html#mute-notice", {"v": {"viewer": user}, "oob": True}
             )

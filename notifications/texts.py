@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from games.models import table_title
+from accounts.notices import table_title
 from moderation.models import AuditLog
 from notifications.models import Kind, Notification
 

@@ -144,6 +144,3 @@ class MeConsumer(LiveSocket):
 
     async def user_notice(self, event: dict[str, Any]) -> None:
         """Shown by the page's own socket."""
-
-    async def user_mute_changed(self, event: dict[str, Any]) -> None:
-        """Only a table shows it."""

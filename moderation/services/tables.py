@@ -141,7 +141,7 @@ def table_remove_player(*, by: User, table_id: int, user_id: int, reason: str) -
             {
                 "type": "user.notice",
                 "kind": "removed",
-                # Named in the removed player's language when shown (games.models.table_title).
+                # Named in the removed player's language when shown (accounts.notices.table_title).
                 "table": table.name,
                 "owner": table.owner.username,
                 "reason": reason,

@@ -1,5 +1,6 @@
-"""The floors point only down: engine, core <- accounts <- games <- tournaments <- moderation
-<- notifications <- pan_site. Read from the source, so an import hidden in a function counts too."""
+"""The floors point only down: engine, core <- accounts <- live <- games <- tournaments <-
+moderation <- notifications <- pan_site. Read from the source, so an import hidden in a
+function counts too."""
 
 from __future__ import annotations
 
@@ -12,17 +13,19 @@ RANK = {
     "engine": 0,
     "core": 0,
     "accounts": 1,
-    "games": 2,
-    "tournaments": 3,
-    "pairing": 3,
-    "learn": 3,
-    "api": 3,
-    "puzzles": 3,
-    "moderation": 4,
-    "social": 4,
+    # The live room's runtime: every app's sockets stand on it; it knows no app's tables.
+    "live": 2,
+    "games": 3,
+    "tournaments": 4,
+    "pairing": 4,
+    "learn": 4,
+    "api": 4,
+    "puzzles": 4,
+    "moderation": 5,
+    "social": 5,
     # Above every floor whose events it turns into notices (connected in its ready()).
-    "notifications": 5,
-    "pan_site": 6,
+    "notifications": 6,
+    "pan_site": 7,
 }
 
 
