@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+from deploy.database import ensure_database
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -19,20 +21,6 @@ def use_services(*, database: str, queue: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pan_site.settings")
     os.environ.setdefault("HTTPS", "false")
     sys.path.insert(0, str(ROOT))
-
-
-def ensure_database(url: str, *, fresh: bool = False) -> None:
-    """Create the bench database if missing (``fresh``: drop it first, so no match left
-    over from an earlier run keeps dealing hands and loading the worker)."""
-    import psycopg
-
-    name = url.rsplit("/", 1)[1]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if fresh:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def start_django(*, fresh: bool = False) -> None:

@@ -72,7 +72,7 @@ def check_services(env: dict[str, str]) -> None:
     import psycopg
     import redis
 
-    from bench import ensure_database
+    from deploy.database import ensure_database
 
     url = env["DATABASE_URL"]
     if not url.startswith(("postgres://", "postgresql://")):

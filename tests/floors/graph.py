@@ -22,6 +22,8 @@ PACKAGES = (
     "social",
     "notifications",
     "pan_site",
+    "deploy",
+    "bench",
 )
 
 
