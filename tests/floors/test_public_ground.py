@@ -6,7 +6,10 @@ imported) for four kinds of reach into a library's private parts:
 - an import of a ``_``-name, or from a ``_``-module or an ``internal`` package (allauth
   keeps its private flows there), of a library;
 - a ``_``-attribute read, written or asked for (``getattr(x, "_y")``) that the project
-  does not define itself: it can only be a library's;
+  does not define itself: it can only be a library's; or one taken from an object the
+  file shows to be a library's, whatever the project defines: a name imported from a
+  library (and what hangs from it), an instance of a library's class made in the same
+  function, a name or an attribute of ``self`` annotated with a library's class;
 - a call of a base class's ``_``-method (``super()._y()``) that the project does not
   define;
 - a class of the project that overrides a ``_``-method or ``_``-attribute of a
@@ -20,6 +23,7 @@ new reach fails the test, and so does an entry that no longer happens.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 from collections.abc import Iterator
@@ -105,8 +109,179 @@ def private_module(module: str) -> bool:
     return any(is_private(part) or part == "internal" for part in module.split("."))
 
 
+def library_bindings(tree: ast.Module) -> dict[str, str]:
+    """The names a file binds to a library's things by importing them, with the dotted
+    path of what each is (``import redis.asyncio as aioredis``: aioredis ->
+    redis.asyncio; ``from channels.layers import channel_layers``: channel_layers ->
+    channels.layers.channel_layers)."""
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if library_module(alias.name):
+                    if alias.asname:
+                        bound[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".")[0]
+                        bound[top] = top
+        elif isinstance(node, ast.ImportFrom) and not node.level and library_module(node.module):
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return bound
+
+
+@functools.cache
+def _library_object(path: str) -> object | None:
+    """The library's object at a dotted path (a module, a class, ...), or None."""
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for name in parts[cut:]:
+                found = getattr(found, name)
+        except AttributeError:
+            return None
+        return found
+    return None
+
+
+def is_library_class(path: str | None) -> bool:
+    return path is not None and inspect.isclass(_library_object(path))
+
+
+class _LibraryObjects:
+    """Which expressions of one file stand for a library's objects: a name it imported
+    from a library (and what hangs from it), an instance of a library's class made in
+    the same function (``x = Redis()``, ``Redis()``), and a name or an attribute of
+    ``self`` annotated with a library's class (``layer: BaseChannelLayer``)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.bound = library_bindings(tree)
+
+    def dotted(self, node: ast.expr) -> str | None:
+        """The library path an imported name, or an attribute chain from one, names."""
+        if isinstance(node, ast.Name):
+            return self.bound.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.dotted(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        return None
+
+    def annotated(self, annotation: ast.expr | None) -> bool:
+        """Whether an annotation names a library's class (alone, or in ``X | None``,
+        ``Optional[X]``, ``Union[...]``, or a string of one of them)."""
+        if annotation is None:
+            return False
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return False
+        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            return self.annotated(annotation.left) or self.annotated(annotation.right)
+        if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in (
+            "Optional",
+            "Union",
+            "typing.Optional",
+            "typing.Union",
+        ):
+            inner = annotation.slice
+            elements = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+            return any(self.annotated(element) for element in elements)
+        return is_library_class(self.dotted(annotation))
+
+    def made(self, value: ast.expr | None) -> bool:
+        """Whether ``value`` makes an instance of a library's class."""
+        return isinstance(value, ast.Call) and is_library_class(self.dotted(value.func))
+
+    def scope_names(self, function: ast.AST) -> set[str]:
+        """The names of a function (or the module) that hold a library's objects."""
+        names: set[str] = set()
+        arguments = getattr(function, "args", None)
+        if isinstance(arguments, ast.arguments):
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+            every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+            names.update(a.arg for a in every if self.annotated(a.annotation))
+        for node in _own_nodes(function):
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                if self.annotated(node.annotation) or self.made(node.value):
+                    names.add(node.target.id)
+            elif isinstance(node, ast.Assign) and self.made(node.value):
+                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        return names
+
+    def self_attributes(self, cls: ast.ClassDef) -> set[str]:
+        """The attributes of a class's objects annotated with, or made as, a library's
+        class (in the class body, or on ``self`` in its methods)."""
+        names: set[str] = set()
+        for node in ast.walk(cls):
+            if isinstance(node, ast.AnnAssign):
+                target = node.target
+                library = self.annotated(node.annotation) or self.made(node.value)
+                if library and isinstance(target, ast.Name) and node in cls.body:
+                    names.add(target.id)
+                elif library and _on_self(target):
+                    names.add(target.attr)
+            elif isinstance(node, ast.Assign) and self.made(node.value):
+                names.update(t.attr for t in node.targets if _on_self(t))
+        return names
+
+    def holds(self, node: ast.expr, names: set[str], attributes: set[str]) -> bool:
+        """Whether ``node`` stands for a library's object in a scope where ``names`` and
+        ``self``'s ``attributes`` hold library objects."""
+        if isinstance(node, ast.Name):
+            return node.id in names or node.id in self.bound
+        if isinstance(node, ast.Attribute):
+            if _on_self(node):
+                return node.attr in attributes
+            return self.dotted(node) is not None
+        return self.made(node)
+
+
+def _on_self(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in ("self", "cls")
+    )
+
+
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function (or the module), not those of the functions and classes
+    inside it."""
+    for child in ast.iter_child_nodes(scope):
+        if not isinstance(child, SCOPES):
+            yield child
+            yield from _own_nodes(child)
+
+
+def _inner_scopes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The functions and classes right inside a function, a class or the module."""
+    for child in ast.iter_child_nodes(scope):
+        if isinstance(child, SCOPES):
+            yield child
+        else:
+            yield from _inner_scopes(child)
+
+
 def reaches_in(tree: ast.Module, own: set[str]) -> Iterator[str]:
-    """What one file does with a library's private parts, as ``KNOWN`` words it."""
+    """What one file does with a library's private parts, as ``KNOWN`` words it.
+
+    A ``_``-attribute the project defines somewhere is its own, unless the object it is
+    taken from is known to be a library's (``_LibraryObjects``): a library's private
+    name does not become public because the project happens to spell one alike."""
+    library = _LibraryObjects(tree)
+    yield from _imports_in(tree)
+    yield from _reaches_in_scope(tree, own, library, set(), set())
+
+
+def _imports_in(tree: ast.Module) -> Iterator[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and library_module(node.module):
             module = node.module or ""
@@ -119,23 +294,52 @@ def reaches_in(tree: ast.Module, own: set[str]) -> Iterator[str]:
             for alias in node.names:
                 if library_module(alias.name) and private_module(alias.name):
                     yield f"import {alias.name}"
-        elif isinstance(node, ast.Attribute) and is_private(node.attr) and node.attr not in own:
-            value = node.value
-            if isinstance(value, ast.Call) and ast.unparse(value.func) == "super":
+
+
+def _reaches_in_scope(
+    scope: ast.AST,
+    own: set[str],
+    library: _LibraryObjects,
+    names: set[str],
+    attributes: set[str],
+) -> Iterator[str]:
+    """The reaches of one function (or class, or the module), then of those inside it,
+    with the library objects the enclosing scopes hold."""
+    if isinstance(scope, ast.ClassDef):
+        attributes = library.self_attributes(scope)
+    else:
+        names = names | library.scope_names(scope)
+    for node in _own_nodes(scope):
+        yield from _reach(node, own, library, names, attributes)
+    for inner in _inner_scopes(scope):
+        yield from _reaches_in_scope(inner, own, library, names, attributes)
+
+
+def _reach(
+    node: ast.AST,
+    own: set[str],
+    library: _LibraryObjects,
+    names: set[str],
+    attributes: set[str],
+) -> Iterator[str]:
+    if isinstance(node, ast.Attribute) and is_private(node.attr):
+        value = node.value
+        if isinstance(value, ast.Call) and ast.unparse(value.func) == "super":
+            if node.attr not in own:
                 yield f"super().{node.attr}"
-            else:
-                yield f".{node.attr}"
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in ("getattr", "setattr", "hasattr", "delattr")
-            and len(node.args) >= 2
-            and isinstance(node.args[1], ast.Constant)
-            and isinstance(node.args[1].value, str)
-            and is_private(node.args[1].value)
-            and node.args[1].value not in own
-        ):
-            yield f'{node.func.id}(.., "{node.args[1].value}")'
+        elif node.attr not in own or library.holds(value, names, attributes):
+            yield f".{node.attr}"
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("getattr", "setattr", "hasattr", "delattr")
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Constant)
+        and isinstance(node.args[1].value, str)
+        and is_private(node.args[1].value)
+        and (node.args[1].value not in own or library.holds(node.args[0], names, attributes))
+    ):
+        yield f'{node.func.id}(.., "{node.args[1].value}")'
 
 
 def overrides(path: Path, tree: ast.Module) -> Iterator[str]:
@@ -230,6 +434,43 @@ def test_the_reader_finds_each_kind_of_reach() -> None:
         "._perm_cache",
         'getattr(.., "_wrapped")',
     }
+
+
+def test_a_librarys_private_name_is_reported_though_the_project_spells_one_alike() -> None:
+    tree = ast.parse(
+        "from channels.layers import BaseChannelLayer, channel_layers\n"
+        "from redis.asyncio import Redis\n"
+        "import django.db\n"
+        "class Holder:\n"
+        "    client: Redis | None = None\n"
+        "    def f(self, layer: BaseChannelLayer, mine, later: 'Redis'):\n"
+        "        channel_layers._backends\n"
+        "        made = Redis()\n"
+        "        made._pool\n"
+        "        layer._closed\n"
+        "        self.client._queue\n"
+        "        later._lock\n"
+        "        getattr(layer, '_lock', None)\n"
+        "        django.db.connection._cursor\n"
+        "        def inner():\n"
+        "            return made._pool\n"
+        "        mine._closed\n"
+        "        self._pool\n"
+    )
+    own = {"_backends", "_pool", "_closed", "_queue", "_lock", "_cursor"}
+    # the project's own objects (``mine``, ``self``) may use the names it defines
+    assert sorted(reaches_in(tree, own)) == sorted(
+        [
+            "._backends",
+            "._pool",
+            "._closed",
+            "._queue",
+            "._lock",
+            'getattr(.., "_lock")',
+            "._cursor",
+            "._pool",
+        ]
+    )
 
 
 def test_no_new_reach_into_a_librarys_private_parts_and_none_listed_that_is_gone() -> None:
