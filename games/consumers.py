@@ -309,18 +309,12 @@ class TableConsumer(LiveSocket):
         with translation.override(self.language):
             view = selectors.table_view(snapshot=snapshot, viewer=None, with_chat=False)
             boxes = renderers.player_boxes(view)
-            before = None
-            if event is not None:
-                if shown is not None:
-                    before = LIVE.boxes(self.table_id, self.language, shown)
-                LIVE.keep_boxes(self.table_id, self.language, event, boxes)
+            before = LIVE.boxes_since(self.table_id, self.language, event, shown, boxes)
             return renderers.hand_fragments(view, boxes=boxes, shown=before)
 
     def _shared(self, key: tuple, render: Callable[[], str]) -> str:
         """A fragment shared by the viewers of this process alike at one event."""
-        if key[1] is None:
-            return render()
-        return LIVE.shared((self.table_id, self.language, *key), render)
+        return LIVE.shared_at(self.table_id, self.language, key, render)
 
     def _render_chat(self) -> str:
         with translation.override(self.language):

@@ -316,6 +316,26 @@ class LiveTables(Generic[S]):
         with self._lock:
             self._boxes.put(table_id, (language, event), boxes)
 
+    def boxes_since(
+        self, table_id: int, language: str, event: str | None, shown: str | None, boxes: list[str]
+    ) -> list[str] | None:
+        """Keep the players' boxes the table's shared render at ``event`` drew, and give
+        those the render at ``shown`` drew (what the page shows now) when still kept:
+        the page is then sent only the boxes that changed. None: send them all."""
+        if event is None:
+            return None
+        before = None if shown is None else self.boxes(table_id, language, shown)
+        self.keep_boxes(table_id, language, event, boxes)
+        return before
+
+    def shared_at(self, table_id: int, language: str, key: tuple, render: Callable[[], str]) -> str:
+        """A fragment of a table rendered once for the viewers of this process who see it
+        alike in ``language``: ``key`` is the kind of view, its event second (a render
+        without an event, a fresh read's, is this viewer's alone)."""
+        if key[1] is None:
+            return render()
+        return self.shared((table_id, language, *key), render)
+
     def shared(self, key: tuple, render: Callable[[], str]) -> str:
         """A fragment rendered once for every viewer who sees it alike (``key``: the table
         first, then the event and the kind of view)."""

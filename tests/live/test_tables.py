@@ -1,0 +1,120 @@
+"""The live room's table memory on a table of its own kind: it keeps what the connected
+source gives it, applies a move's change without a read, and reads again only when the
+frame cannot take the change (no database, no games app: the memory knows no table's
+insides)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+
+from live.tables import LiveTables
+
+
+@dataclass(frozen=True)
+class Board:
+    table_id: int
+    hand: int
+    version: int
+    players: tuple[int, ...] = (1, 2)
+    presence: dict[int, bool] = field(default_factory=dict)
+
+
+class Boards:
+    """A source of boards that counts its reads."""
+
+    def __init__(self) -> None:
+        self.reads: list[int] = []
+        self.version = 1
+
+    def read(self, table_id: int, *, frame: Board | None, hand_id: int | None) -> Board:
+        self.reads.append(table_id)
+        return Board(table_id, hand=7, version=self.version)
+
+    def apply(
+        self, frame: Board, *, hand_id: int, version: int, change: dict[str, Any]
+    ) -> Board | None:
+        if hand_id != frame.hand or version != frame.version + 1:
+            return None
+        return replace(frame, version=version)
+
+    def read_presence(self, frames: list[Board]) -> dict[int, Any]:
+        return {frame.table_id: dict.fromkeys(frame.players, True) for frame in frames}
+
+    def with_presence(self, frame: Board, presence: Any) -> Board:
+        return replace(frame, presence=presence)
+
+    def presence_seen(self, frame: Board, user_id: int, *, connected: bool) -> Board | None:
+        if user_id not in frame.players:
+            return None
+        return replace(frame, presence={**frame.presence, user_id: connected})
+
+    def shows_presence(self, frame: Board, user_id: int) -> bool:
+        return user_id in frame.players
+
+    def known(self, frame: Board, table_id: int) -> Any:
+        return (frame.hand, frame.version)
+
+
+def memory() -> tuple[LiveTables[Board], Boards]:
+    tables: LiveTables[Board] = LiveTables()
+    source = Boards()
+    tables.connect(source)
+    return tables, source
+
+
+@pytest.mark.asyncio
+async def test_a_moves_change_is_applied_to_the_kept_table_without_a_read():
+    tables, source = memory()
+    first = await tables.snapshot(3, event=None)
+    assert (first.version, source.reads) == (1, [3])
+    moved = await tables.snapshot(3, event="e2", hand_id=7, version=2, change={})
+    assert moved.version == 2 and source.reads == [3]
+    assert await tables.snapshot(3, event="e2", hand_id=7, version=2, change={}) is moved
+    assert tables.known(3) == (7, 2)
+
+
+@pytest.mark.asyncio
+async def test_a_change_the_kept_table_cannot_take_is_read_again():
+    tables, source = memory()
+    await tables.snapshot(3, event=None)
+    source.version = 5  # events were missed
+    read = await tables.snapshot(3, event="e5", hand_id=7, version=5, change={})
+    assert read.version == 5 and source.reads == [3, 3]
+
+
+@pytest.mark.asyncio
+async def test_presence_is_the_sources_to_show():
+    tables, _source = memory()
+    assert tables.shows_presence(3, 9)  # nothing read yet: shown, to be sure
+    await tables.snapshot(3, event=None)
+    assert tables.shows_presence(3, 1) and not tables.shows_presence(3, 9)
+    tables.presence_seen(3, 1, connected=True)
+    tables.presence_seen(3, 9, connected=True)  # no place for him: nothing changes
+    moved = await tables.snapshot(3, event="e2", hand_id=7, version=2, change={})
+    assert moved.presence == {1: True}
+
+
+@pytest.mark.asyncio
+async def test_a_table_memory_without_a_source_says_so():
+    with pytest.raises(RuntimeError, match="TableSource"):
+        await LiveTables().snapshot(3, event=None)
+
+
+def test_a_shared_render_is_drawn_once_per_event_and_boxes_are_given_since_the_page_shown():
+    tables: LiveTables[Board] = LiveTables()
+    drawn = []
+
+    def render() -> str:
+        drawn.append(1)
+        return "<p>hand</p>"
+
+    for _viewer in range(3):
+        assert tables.shared_at(3, "pl", ("hand", "e2"), render) == "<p>hand</p>"
+    tables.shared_at(3, "pl", ("hand", None), render)  # a fresh read's: this viewer's alone
+    assert len(drawn) == 2
+    assert tables.boxes_since(3, "pl", "e2", None, ["a", "b"]) is None
+    assert tables.boxes_since(3, "pl", "e3", "e2", ["a", "c"]) == ["a", "b"]
+    assert tables.boxes_since(3, "en", "e3", "e2", ["a", "c"]) is None  # not in English
