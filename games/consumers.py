@@ -7,9 +7,11 @@ refusal fragment and changes nothing. A move goes to ``services.hand_act_async``
 one move pipeline, ``games.services.moves``); every other command is one service call
 in the pool.
 
-What every socket shares (limits, the user's group, the dispatch loop) is the live
-room's (``live``). On a group event the sockets of one process read the table
-once (``LIVE``), render what every viewer sees alike once per kind of view, and each
+What every socket shares (limits, the user's group, the dispatch loop, the table
+memory and its shared renders) is the live room's (``live``). On a group event the
+sockets of one process read the table once (``LIVE``, on the games' snapshots,
+``selectors.SnapshotSource``), render what every viewer sees alike once per kind of
+view (``LIVE.shared_at``), and each
 renders only his own hand, and only when it changed; a move's event is applied to the
 table kept in memory and rendered in the event loop.
 """

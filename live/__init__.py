@@ -7,12 +7,14 @@
   socket.
 - ``tables.LIVE``: the tables this process shows: the last snapshot of each, kept up to
   date from the moves' events without reading the database, renders shared by the
-  viewers who see a table alike.
+  viewers who see a table alike. A snapshot is the games app's, connected in its
+  ``ready()`` (``tables.TableSource``): the live room never looks inside one.
 - ``presence.PONGS``: presence and lag from the pongs, written in batches.
 - ``db.in_pool``: the one way from the event loop to the database.
-- the channel layer is the project's own (``live.layer``).
+- ``layer.PubSubChannelLayer``: the project's own channel layer, Redis pub/sub.
 
-The way of a move through it is told in docs/architecture.md.
+The live room stands on core and accounts and imports no app above them
+(``tests/floors``). The way of a move through it is told in docs/architecture.md.
 """
 
 from live.budgets import (
