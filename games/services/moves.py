@@ -48,6 +48,7 @@ from games.engine import (
     move_to_json,
 )
 from games.models import STATES, Action, Hand, Match, MatchPlayer, Seat, Table, to_instant
+from live.db import in_pool
 
 NEXT_HAND_DELAY = 4.0  # seconds the result of a hand stays on screen
 
@@ -112,8 +113,6 @@ async def hand_act_async(
     """``hand_act`` in the event loop, for a player's socket. ``known``: the hand (left
     unchanged), its match's players and its table's id as this process last showed
     them (the live room's copy): the move is judged on it when it is at ``version``."""
-    from live import in_pool  # the live runtime imports the services
-
     now = now or timezone.now()
     if not adb.available():  # the embedded SQLite mode: Django's connection, in a thread
         return await in_pool(hand_act)(
