@@ -735,6 +735,24 @@ class LoadRun:
             periods.setdefault(int((sent - self.began) // seconds), []).append(latency)
         return " ".join(f"{quantile(periods[k], 0.99):.0f}" for k in sorted(periods))
 
+    def p99_windows(
+        self, since: float, *, seconds: float = 5.0, span: float = 120.0
+    ) -> list[tuple[float, float, int]]:
+        """For each ``seconds`` from ``since`` (monotonic) until ``span`` after it: the
+        window's start (s from ``since``), the p99 in ms of the moves sent in it that
+        reached every seat, and how many those were; a window with none is left out."""
+        windows: dict[int, list[float]] = {}
+        for sent, latency in self.timeline:
+            if since <= sent < since + span:
+                windows.setdefault(int((sent - since) // seconds), []).append(latency)
+        return [(k * seconds, quantile(windows[k], 0.99), len(windows[k])) for k in sorted(windows)]
+
+    def p99_between(self, start: float, end: float) -> tuple[float, int]:
+        """The p99 in ms of the moves sent between ``start`` and ``end`` (monotonic) that
+        reached every seat, and how many those were."""
+        latencies = [latency for sent, latency in self.timeline if start <= sent < end]
+        return quantile(latencies, 0.99), len(latencies)
+
     def handshakes(self) -> str:
         ms = self.handshake_ms
         if not ms:
