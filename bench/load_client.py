@@ -232,11 +232,13 @@ class Seat:
             if await self._handshake(run):
                 return
 
-    async def _handshake(self, run: LoadRun) -> bool:
-        """One try; a failure is counted by its kind."""
+    async def _handshake(self, run: LoadRun, *, slot: bool = True) -> bool:
+        """One try; a failure is counted by its kind. ``slot``: wait for one of the run's
+        handshake slots (``connect``'s concurrency); a page that reconnects waits for
+        nobody, so neither does ``_reconnect``."""
         headers = {"Cookie": self.spec.cookie} if self.spec.cookie else None
         try:
-            async with run.slots:
+            async with run.slots if slot else contextlib.nullcontext():
                 began = time.monotonic()
                 self.ws = await connect(
                     self.spec.url,
@@ -276,7 +278,7 @@ class Seat:
             if self.closing:
                 return
             self.coming_back = back
-            if await self._handshake(run):
+            if await self._handshake(run, slot=False):
                 back.opened, back.upstream_after = time.monotonic(), self.upstream
                 return
             self.coming_back = None
