@@ -2,7 +2,7 @@
 
 Each scenario starts the production shape afresh (nginx as ``make run-prod`` runs it,
 ``deploy/nginx.py``; two daphnes; the Celery worker and beat), creates N tables of four
-signed-in players (default 50) whose sockets go through nginx and reconnect as the page
+signed-in players whose sockets go through nginx and reconnect as the page
 does (``bench.load_client`` with ``reconnect``), and ten two-player tables on short
 clocks whose first deadlines fall during the fault, nobody moving at them. After
 ``--before`` s of play, one fault:
