@@ -8,7 +8,10 @@ without a close frame (1006). Here, before that, the server
 1. stops listening, so that no new socket lands on a process about to go (nginx passes
    the refused handshake to another daphne);
 2. closes every open websocket with 1012 ("service restart"), which htmx's ws
-   extension and the site's own sockets answer by reconnecting after a jittered pause;
+   extension and the site's own sockets answer by reconnecting after a jittered pause,
+   in ``SHUTDOWN_BATCHES`` batches over ``SHUTDOWN_SPREAD`` seconds (a table's sockets
+   together): the daphnes that take the reconnects meet a stream, not one storm, and
+   the sockets not yet closed play on meanwhile;
 3. waits, at most ``SHUTDOWN_GRACE`` seconds, until those sockets' applications have
    heard their ``websocket.disconnect`` and finished (they leave their groups and
    presence as on any close);
@@ -32,7 +35,8 @@ from pan_site.redaction import RedactingServer
 logger = logging.getLogger(__name__)
 
 CLOSE_SERVICE_RESTART = 1012
-SHUTDOWN_GRACE = 10.0  # seconds; systemd's TimeoutStopSec (deploy/systemd) is longer
+SHUTDOWN_SPREAD, SHUTDOWN_BATCHES = 5.0, 10  # seconds over which the sockets are closed
+SHUTDOWN_GRACE = 10.0  # seconds after that; systemd's TimeoutStopSec (deploy/systemd) is longer
 GRACE_POLL = 0.05
 
 
@@ -50,14 +54,20 @@ class SiteServer(RedactingServer):
 
     def kill_all_applications(self) -> defer.Deferred:
         """Run by the reactor before it shuts down (daphne registers it): stop listening,
-        close the open websockets with 1012, wait for their applications (at most
-        ``SHUTDOWN_GRACE`` s), then daphne's own: cancel whatever still runs."""
+        close the open websockets with 1012 over ``SHUTDOWN_SPREAD`` s, wait for their
+        applications (at most ``SHUTDOWN_GRACE`` s more), then cancel whatever still
+        runs."""
         for port in self.ports:
             port.stopListening()
-        closed = self.close_websockets(CLOSE_SERVICE_RESTART)
-        logger.info("Stopping: closed %d websockets with %d", len(closed), CLOSE_SERVICE_RESTART)
         waited = defer.Deferred.fromFuture(
-            asyncio.ensure_future(self.applications_finished(closed, SHUTDOWN_GRACE))
+            asyncio.ensure_future(
+                self.drain(
+                    CLOSE_SERVICE_RESTART,
+                    spread=SHUTDOWN_SPREAD,
+                    batches=SHUTDOWN_BATCHES,
+                    grace=SHUTDOWN_GRACE,
+                )
+            )
         )
         waited.addErrback(lambda failure: logger.warning("Stopping: %s", failure.value))
         waited.addCallback(lambda _: self.cancel_applications())
@@ -78,18 +88,32 @@ class SiteServer(RedactingServer):
         logger.info("Stopping: cancelled %d applications", len(running))
         return defer.Deferred.fromFuture(asyncio.gather(*running, return_exceptions=True))
 
-    def close_websockets(self, code: int) -> list[WebSocketProtocol]:
-        """Send a close frame with ``code`` to every open websocket; the ones closed.
-        (autobahn's ``sendClose`` takes only the application's codes, 1000 and
-        3000-4999; its ``sendCloseFrame``, which daphne uses for 1011, takes any.)"""
-        closing = [
-            protocol
-            for protocol in self.connections
-            if isinstance(protocol, WebSocketProtocol) and protocol.state == protocol.STATE_OPEN
-        ]
-        for protocol in closing:
-            protocol.sendCloseFrame(code=code, isReply=False)
-        return closing
+    def open_websockets(self) -> list[WebSocketProtocol]:
+        """The open websockets, those of one path (a table's) next to each other."""
+        return sorted(
+            (
+                protocol
+                for protocol in self.connections
+                if isinstance(protocol, WebSocketProtocol) and protocol.state == protocol.STATE_OPEN
+            ),
+            key=lambda protocol: protocol.path,
+        )
+
+    async def drain(self, code: int, *, spread: float, batches: int, grace: float) -> None:
+        """Close every open websocket with ``code``, in ``batches`` batches over ``spread``
+        seconds, then wait for their applications at most ``grace`` seconds. (autobahn's
+        ``sendClose`` takes only the application's codes, 1000 and 3000-4999; its
+        ``sendCloseFrame``, which daphne uses for 1011, takes any.)"""
+        sockets = self.open_websockets()
+        logger.info("Stopping: closing %d websockets with %d", len(sockets), code)
+        size = max(1, -(-len(sockets) // batches))
+        for start in range(0, len(sockets), size):
+            if start:
+                await asyncio.sleep(spread / batches)
+            for protocol in sockets[start : start + size]:
+                if protocol.state == protocol.STATE_OPEN:
+                    protocol.sendCloseFrame(code=code, isReply=False)
+        await self.applications_finished(sockets, grace)
 
     async def applications_finished(self, protocols: list[Any], grace: float) -> None:
         """Return when the applications of ``protocols`` have all finished (or their
