@@ -444,7 +444,11 @@ async def play(
         )
         breaking = asyncio.create_task(inject(fault, options, run=run, lobby=lobby, **services))
         seconds = options.before + _down(fault.name, options) + options.after
-        await run.play(seconds, give_up=seconds)
+
+        def after_enough() -> bool:  # a restart lasts as long as it takes
+            return bool(fault.ended) and time.monotonic() > fault.ended + options.after
+
+        await run.play(seconds, give_up=seconds, done=after_enough)
         await breaking
         deadlines = await clocks
         return run, deadlines
@@ -456,14 +460,15 @@ async def play(
 
 
 def _down(name: str, options: argparse.Namespace) -> float:
-    """How long the fault lasts: as set, or about as long as a restart takes here (the
-    sockets' goodbyes, systemd's pause, a new process importing the site)."""
+    """How long the fault lasts: as set, or at most as long as a restart may take (each
+    daphne: its sockets' goodbyes up to 15 s, systemd's pause, a new process importing
+    the site); play stops ``--after`` s after the fault ended."""
     return {
         "daphne": options.daphne_down,
         "redis": options.redis_down,
         "postgres": options.postgres_down,
-        "restart": 15.0,
-        "deploy": 30.0,
+        "restart": 60.0,
+        "deploy": 120.0,
     }[name]
 
 

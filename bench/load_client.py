@@ -654,13 +654,15 @@ class LoadRun:
         """The version each playing table's hand stands at."""
         return [t.latest[1] for t in self.tables if t.complete]
 
-    async def play(self, seconds: float, *, give_up: float = 20.0) -> None:
-        """Play for ``seconds`` (stop early if no move got through in ``give_up``); then let
-        the moves in flight arrive."""
+    async def play(
+        self, seconds: float, *, give_up: float = 20.0, done: Callable[[], bool] | None = None
+    ) -> None:
+        """Play for ``seconds`` (stop early if no move got through in ``give_up``, or when
+        ``done()``); then let the moves in flight arrive."""
         began = self.began = time.monotonic()
         for table in self.tables:  # the first moves spread over one pause
             table.due = began + random.uniform(0.0, self.pace[1])
-        await self._drive(seconds, give_up=give_up)
+        await self._drive(seconds, give_up=give_up, done=done)
         self.window = time.monotonic() - began
         drain_until = time.monotonic() + self.move_timeout
         while any(t.pending for t in self.tables) and time.monotonic() < drain_until:
