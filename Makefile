@@ -17,7 +17,7 @@ help:
 	@echo "make run-prod  the production shape at http://$(HOST):$(PROD_PORT)/: nginx, two daphnes, Celery, DEBUG off (deploy/)"
 	@echo "make test    ruff, the pytest suite on PostgreSQL and Redis, then the browser tests"
 	@echo "make bench-load  N tables x 4 real websockets on daphne + Celery, against a bare baseline"
-	@echo "make bench-faults  50 tables through nginx while a daphne, Redis or PostgreSQL fails"
+	@echo "make bench-faults  tables through nginx while a daphne, Redis or PostgreSQL fails, and through restarts"
 	@echo "make bench-scale  a move's and an idle socket's cost to each shared part, and their ceilings"
 	@echo "make bench-mail  notice e-mails an hour from one worker, over SMTP to a local sink"
 
@@ -134,8 +134,9 @@ bench-load: install
 	$(PY) -m bench.bench_load
 
 # 50 tables played through nginx on two daphnes while one daphne is killed, Redis (its own,
-# started for the run) restarts and PostgreSQL (its own cluster) stops (database
-# pan_bench_faults; options: python -m bench.bench_faults --help).
+# started for the run) restarts and PostgreSQL (its own cluster) stops; then 250 while
+# one daphne restarts (SIGTERM) and while both do, one after the other, as a deploy does
+# (database pan_bench_faults; options: python -m bench.bench_faults --help).
 bench-faults: install
 	$(PY) -m bench.bench_faults
 

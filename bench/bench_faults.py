@@ -2,7 +2,7 @@
 
 Each scenario starts the production shape afresh (nginx as ``make run-prod`` runs it,
 ``deploy/nginx.py``; two daphnes; the Celery worker and beat), creates N tables of four
-signed-in players (default 50) whose sockets go through nginx and reconnect as the page
+signed-in players whose sockets go through nginx and reconnect as the page
 does (``bench.load_client`` with ``reconnect``), and ten two-player tables on short
 clocks whose first deadlines fall during the fault, nobody moving at them. After
 ``--before`` s of play, one fault:
@@ -12,7 +12,16 @@ clocks whose first deadlines fall during the fault, nobody moving at them. After
   data: what waited in it is gone); a lobby socket, and a table created every second
   from then on, show when the lobby updates again;
 * ``postgres``: stop PostgreSQL (``pg_ctl stop -m fast``), start it again
-  ``--postgres-down`` s later.
+  ``--postgres-down`` s later;
+* ``restart``: SIGTERM the first daphne, as systemd stops it (it stops listening,
+  closes its sockets with 1012, and exits: ``pan_site.server``); start it again
+  ``RESTART_SEC`` after it exited, as systemd's ``Restart=always`` does;
+* ``deploy``: a rolling deploy: restart the first daphne so, wait until it listens, then
+  the second.
+
+The daphnes are the site's web processes as systemd runs them (``manage.py serve``).
+``restart`` and ``deploy`` default to 250 tables and 120 s after the fault, the others
+to 50 tables and 30 s.
 
 Play goes on for ``--after`` s after the fault ends. Then, for the scenario:
 
@@ -25,6 +34,10 @@ Play goes on for ``--after`` s after the fault ends. Then, for the scenario:
   the refusals' texts, and *half-applied* hands (a hand whose log rows differ from its
   state's history);
 * play: how long after the fault began every table had a move reach all four seats;
+* for ``restart`` and ``deploy``: the handshakes that failed after the fault began, the
+  p99 of every 5 s from the fault for two minutes against the p99 before it, and the
+  goals (0 lost, 0 applied twice, every table playing within 10 s of each SIGTERM that
+  dropped its sockets, p99 back within 5x of before the fault within 30 s) met or not;
 * clocks: of the timeouts due during the fault, how many landed and how late.
 
 Every service it breaks is its own: a Redis on a free port and a PostgreSQL cluster
@@ -69,20 +82,27 @@ from bench.bench_clock import schedule_deadlines  # noqa: E402
 from bench.bench_load import (  # noqa: E402
     Server,
     code_version,
+    machine_busy,
     raise_open_files,
     seat_tables,
     site_seats,
-    start_daphnes,
     start_nginx,
     start_workers,
     stopped_on_sigterm,
     tracebacks,
 )
-from bench.load_client import PING, LoadRun, Pending, SeatSpec, quantile  # noqa: E402
+from bench.load_client import PING, LoadRun, Pending, Reconnect, SeatSpec, quantile  # noqa: E402
 from deploy.nginx import LocalNginx  # noqa: E402
-from tests.processes import free_port, wait_for_port  # noqa: E402
+from tests.processes import base_env, free_port, running, serve_args, wait_for_port  # noqa: E402
 
-SCENARIOS = ("daphne", "redis", "postgres")
+SCENARIOS = ("daphne", "redis", "postgres", "restart", "deploy")
+RESTARTS = ("restart", "deploy")  # the daphnes stopped as systemd stops them
+RESTART_SEC = 1.0  # deploy/systemd/pan-daphne@.service
+STOP_TIMEOUT = 35.0  # its TimeoutStopSec
+# What a restart must not do (printed next to the figures).
+GOAL_PLAYING_WITHIN = 10.0  # s from the fault until every table plays again
+GOAL_P99_FACTOR, GOAL_P99_WITHIN = 5.0, 30.0  # p99 back within 5x of before, within 30 s
+WINDOW, WINDOWS_SPAN = 5.0, 120.0
 DATABASE = "pan_bench_faults"
 
 
@@ -94,10 +114,20 @@ def parse_options() -> argparse.Namespace:
         default=list(SCENARIOS),
         help=f"some of {','.join(SCENARIOS)}, run in that order",
     )
-    parser.add_argument("--tables", type=int, default=50, help="tables of four players")
+    parser.add_argument(
+        "--tables",
+        type=int,
+        default=None,
+        help="tables of four players (default: 250 for restart and deploy, else 50)",
+    )
     parser.add_argument("--clock-tables", type=int, default=10, help="timeouts due in the fault")
     parser.add_argument("--before", type=float, default=10.0, help="s of play before the fault")
-    parser.add_argument("--after", type=float, default=30.0, help="s of play after it ends")
+    parser.add_argument(
+        "--after",
+        type=float,
+        default=None,
+        help="s of play after the fault ends (default: 120 for restart and deploy, else 30)",
+    )
     parser.add_argument("--daphne-down", type=float, default=5.0, help="s until the restart")
     parser.add_argument("--redis-down", type=float, default=3.0)
     parser.add_argument("--postgres-down", type=float, default=10.0)
@@ -228,7 +258,10 @@ class Fault:
     what: str = ""
     began: float = 0.0
     ended: float = 0.0
-    victim: str = ""  # the daphne killed (host:port)
+    victim: str = ""  # the daphne killed or restarted (host:port, comma-separated)
+    steps: list[str] = field(default_factory=list)  # each daphne's stop and start, timed
+    sigterms: list[float] = field(default_factory=list)  # when each daphne was stopped
+    handshakes_before: Counter[str] = field(default_factory=Counter)  # failed until began
     lobby_seen: float | None = None  # the lobby showed a table created after the fault
     lobby_probes: int = 0
 
@@ -276,10 +309,51 @@ def create_lobby_table(name: str) -> None:
     services.table_create(owner=owner, name=name, rules=Rules(), seats=4, base_seconds=600)
 
 
+def start_site_daphne(stack: ExitStack, port: int, *, logs: Path, name: str) -> Server:
+    """One of the site's web processes on ``port``, as systemd starts it (``manage.py
+    serve``: daphne with the site's options and server, ``pan_site.server``)."""
+    log = logs / f"{name}-{port}.log"
+    proc = stack.enter_context(running(serve_args(port), env=base_env(), log=log))
+    wait_for_port(port, proc=proc, log=log, timeout=60)
+    return Server(name, port, proc)
+
+
+def stop_as_systemd(server: Server) -> int:
+    """SIGTERM, then SIGKILL after ``STOP_TIMEOUT`` s as systemd does; the exit status."""
+    os.killpg(server.proc.pid, signal.SIGTERM)
+    try:
+        return server.proc.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.proc.pid, signal.SIGKILL)
+        return server.proc.wait(10)
+
+
+async def restart_daphnes(
+    fault: Fault, site: list[Server], count: int, *, stack: ExitStack, logs: Path
+) -> None:
+    """Restart the first ``count`` daphnes one after the other, as systemd (one) or a
+    rolling deploy (each in turn, the next once the last listens again) does."""
+    for index in range(count):
+        victim, began = site[index], time.monotonic()
+        fault.sigterms.append(began)
+        status = await asyncio.to_thread(stop_as_systemd, victim)
+        exited = time.monotonic()
+        await asyncio.sleep(RESTART_SEC)
+        site[index] = await asyncio.to_thread(
+            start_site_daphne, stack, victim.port, logs=logs, name=f"{victim.name}-again"
+        )
+        fault.steps.append(
+            f"127.0.0.1:{victim.port} SIGTERM at {began - fault.began:.1f} s, exited "
+            f"(status {status}) {exited - began:.1f} s later, listening again at "
+            f"{time.monotonic() - fault.began:.1f} s"
+        )
+
+
 async def inject(
     fault: Fault,
     options: argparse.Namespace,
     *,
+    run: LoadRun,
     site: list[Server],
     stack: ExitStack,
     logs: Path,
@@ -290,15 +364,26 @@ async def inject(
     """Wait ``--before`` s, break one thing, mend it; record when."""
     await asyncio.sleep(options.before)
     fault.began = time.monotonic()
-    if fault.name == "daphne":
+    fault.handshakes_before = Counter(run.errors.handshake)
+    if fault.name in RESTARTS:
+        count = 1 if fault.name == "restart" else len(site)
+        fault.victim = ", ".join(f"127.0.0.1:{server.port}" for server in site[:count])
+        fault.what = (
+            f"SIGTERM of daphne {fault.victim}, started again {RESTART_SEC:g} s after it "
+            "exited (systemd)"
+            if fault.name == "restart"
+            else f"rolling restart (SIGTERM, start, wait until it listens) of {fault.victim}"
+        )
+        await restart_daphnes(fault, site, count, stack=stack, logs=logs)
+    elif fault.name == "daphne":
         victim = site[0]
         fault.victim = f"127.0.0.1:{victim.port}"
         fault.what = f"kill -9 of daphne {fault.victim}, restarted after {options.daphne_down:g} s"
         os.killpg(victim.proc.pid, signal.SIGKILL)
         victim.proc.wait(10)
         await asyncio.sleep(options.daphne_down)
-        await asyncio.to_thread(
-            start_daphnes, stack, 1, logs=logs, name="daphne1-again", ports=[victim.port]
+        site[0] = await asyncio.to_thread(
+            start_site_daphne, stack, victim.port, logs=logs, name="daphne1-again"
         )
     elif fault.name == "redis":
         fault.what = f"Redis stopped (SIGTERM), started again after {options.redis_down:g} s"
@@ -359,9 +444,13 @@ async def play(
                 max(5, round(options.before)),
             )
         )
-        breaking = asyncio.create_task(inject(fault, options, lobby=lobby, **services))
+        breaking = asyncio.create_task(inject(fault, options, run=run, lobby=lobby, **services))
         seconds = options.before + _down(fault.name, options) + options.after
-        await run.play(seconds, give_up=seconds)
+
+        def after_enough() -> bool:  # a restart lasts as long as it takes
+            return bool(fault.ended) and time.monotonic() > fault.ended + options.after
+
+        await run.play(seconds, give_up=seconds, done=after_enough)
         await breaking
         deadlines = await clocks
         return run, deadlines
@@ -373,10 +462,15 @@ async def play(
 
 
 def _down(name: str, options: argparse.Namespace) -> float:
+    """How long the fault lasts: as set, or at most as long as a restart may take (each
+    daphne: its sockets' goodbyes up to 15 s, systemd's pause, a new process importing
+    the site); play stops ``--after`` s after the fault ended."""
     return {
         "daphne": options.daphne_down,
         "redis": options.redis_down,
         "postgres": options.postgres_down,
+        "restart": 60.0,
+        "deploy": 120.0,
     }[name]
 
 
@@ -533,6 +627,8 @@ def report(
             f"  lobby: showed a table created after the restart {seen} "
             f"({fault.lobby_probes} tables opened, one a second)"
         )
+    if fault.name in RESTARTS:
+        restart_report(fault, run, moves, back, dropped)
     print(f"  {clocks}")
     print(f"  client: {run.errors.summary()}")
     for detail in run.errors.details():
@@ -541,14 +637,120 @@ def report(
     sys.stdout.flush()
 
 
+def p99_back(windows: list[tuple[float, float, int]], ceiling: float) -> float | None:
+    """The start of the first window from which no window's p99 is over ``ceiling``
+    (None: the last one still is)."""
+    back: float | None = 0.0
+    for start, p99, _count in windows:
+        if p99 > ceiling:
+            back = None
+        elif back is None:
+            back = start
+    return back
+
+
+def playing_again(run: LoadRun, sigterms: list[float]) -> float | None:
+    """The longest wait, over the daphnes stopped, from a SIGTERM until every table whose
+    sockets it dropped had a move sent after its last socket closed reach all four seats
+    (None: a table never did)."""
+    longest = 0.0
+    ends = [*sigterms[1:], float("inf")]
+    for began, end in zip(sigterms, ends, strict=True):
+        closed: dict[int, float] = {}
+        for r in run.reconnects:
+            if began <= r.closed < end:
+                closed[r.table] = max(closed.get(r.table, r.closed), r.closed)
+        for table, since in closed.items():
+            back = resumed(run, since).get(table)
+            if back is None:
+                return None
+            longest = max(longest, since - began + back)
+    return longest
+
+
+def restart_report(
+    fault: Fault,
+    run: LoadRun,
+    moves: Moves,
+    back: dict[int, float | None],
+    dropped: list[Reconnect],
+) -> None:
+    """What a restart is held to: the figures the goals are about, each beside its goal."""
+    for step in fault.steps:
+        print(f"  daphne {step}")
+    failed = Counter(run.errors.handshake)
+    failed.subtract(fault.handshakes_before)
+    failed = +failed
+    print(
+        f"  handshakes failed after the fault began: {failed.total()} "
+        f"{dict(failed.most_common(6)) if failed else ''}"
+    )
+    before, counted = run.p99_between(run.began, fault.began)
+    print(f"  p99 before the fault: {before:.0f} ms ({counted} moves)")
+    windows = run.p99_windows(fault.began, seconds=WINDOW, span=WINDOWS_SPAN)
+    print(
+        f"  p99 per {WINDOW:g} s from the fault, ms (moves): "
+        + " ".join(f"{start:.0f}s:{p99:.0f}({n})" for start, p99, n in windows)
+    )
+    reopened = sum(1 for r in dropped if r.shown is not None)
+    playing = playing_again(run, fault.sigterms)
+    ceiling = GOAL_P99_FACTOR * before
+    p99_at = p99_back(windows, ceiling) if before else None
+
+    def verdict(met: bool) -> str:
+        return "met" if met else "MISSED"
+
+    print(f"  goals ({fault.name}):")
+    print(f"    lost 0: {len(moves.lost)} {verdict(not moves.lost)}")
+    print(f"    applied twice 0: {len(moves.unsent)} {verdict(not moves.unsent)}")
+    print(
+        f"    sockets back, of those dropped: {reopened} of {len(dropped)} "
+        f"{verdict(reopened == len(dropped))}"
+    )
+    print(
+        f"    every table playing within {GOAL_PLAYING_WITHIN:g} s of each SIGTERM that "
+        "dropped its sockets: "
+        + (f"{playing:.1f} s" if playing is not None else "not every table played again")
+        + f" {verdict(playing is not None and playing <= GOAL_PLAYING_WITHIN)}"
+    )
+    print(
+        f"    p99 back within {GOAL_P99_FACTOR:g}x of before ({ceiling:.0f} ms) within "
+        f"{GOAL_P99_WITHIN:g} s: "
+        + (f"from {p99_at:.0f} s" if p99_at is not None else "not back")
+        + f" {verdict(p99_at is not None and p99_at <= GOAL_P99_WITHIN)}"
+    )
+
+
+def sized(options: argparse.Namespace, name: str) -> argparse.Namespace:
+    """The options for one scenario: its default tables and play after the fault, unless
+    given."""
+    restart = name in RESTARTS
+    return argparse.Namespace(
+        **{
+            **vars(options),
+            "tables": options.tables or (250 if restart else 50),
+            "after": options.after if options.after is not None else (120.0 if restart else 30.0),
+        }
+    )
+
+
 def scenario(
     name: str, options: argparse.Namespace, logs: Path, redis_server: OwnRedis, pg: OwnPostgres
 ) -> None:
     logs = logs / name
     logs.mkdir()
+    options = sized(options, name)
+    print(
+        f"scenario {name}: {options.tables} tables, {options.before:g} s of play before the "
+        f"fault, {options.after:g} s after it"
+    )
+    busy_before = machine_busy()
     with ExitStack() as stack:
         start_workers(stack, logs)
-        site = start_daphnes(stack, 2, logs=logs, name="daphne")
+        site = [
+            start_site_daphne(stack, free_port(), logs=logs, name=f"daphne{i + 1}")
+            for i in range(2)
+        ]
         nginx = start_nginx(stack, site, logs=logs)
         data = seat_tables(options.tables, label=f"faults-{name}")
         seats = site_seats(data, site, via=nginx)
@@ -570,6 +772,10 @@ def scenario(
         moves = compare_with_database(run)
         clocks = clock_report(deadlines, wait=30)
         report(fault, run, moves, clocks, logs_before, logs)
+        _busy, total, stolen = (
+            now - then for now, then in zip(machine_busy(), busy_before, strict=True)
+        )
+        print(f"  stolen share (the hypervisor's, of this machine's CPU): {stolen / total:.1%}")
         stop_clock_tables(deadlines)
 
 
@@ -579,10 +785,12 @@ def main() -> None:
     logs = Path(tempfile.mkdtemp(prefix="bench-faults-"))
     print(
         f"bench-faults: cores={os.cpu_count()} (load average {os.getloadavg()[0]:.1f}), "
-        f"tables={options.tables} of four signed-in players through nginx on 2 daphnes, "
+        f"tables={options.tables or 'per scenario'} of four signed-in players through "
+        "nginx on 2 daphnes, "
         f"pace {options.pace[0]:g}-{options.pace[1]:g} s per move per table (open loop), "
         f"clock 3600+0 s; {options.clock_tables} clock tables of two; play {options.before:g} "
-        f"s before the fault and {options.after:g} s after it; move timeout "
+        f"s before the fault and {options.after if options.after is not None else 'per scenario'}"
+        " s after it; move timeout "
         f"{options.move_timeout:g} s, resync after {options.stall_after:g} s without "
         f"progress; scenarios {','.join(options.scenarios)}; {code_version()}"
     )

@@ -232,11 +232,13 @@ class Seat:
             if await self._handshake(run):
                 return
 
-    async def _handshake(self, run: LoadRun) -> bool:
-        """One try; a failure is counted by its kind."""
+    async def _handshake(self, run: LoadRun, *, slot: bool = True) -> bool:
+        """One try; a failure is counted by its kind. ``slot``: wait for one of the run's
+        handshake slots (``connect``'s concurrency); a page that reconnects waits for
+        nobody, so neither does ``_reconnect``."""
         headers = {"Cookie": self.spec.cookie} if self.spec.cookie else None
         try:
-            async with run.slots:
+            async with run.slots if slot else contextlib.nullcontext():
                 began = time.monotonic()
                 self.ws = await connect(
                     self.spec.url,
@@ -276,7 +278,7 @@ class Seat:
             if self.closing:
                 return
             self.coming_back = back
-            if await self._handshake(run):
+            if await self._handshake(run, slot=False):
                 back.opened, back.upstream_after = time.monotonic(), self.upstream
                 return
             self.coming_back = None
@@ -652,13 +654,15 @@ class LoadRun:
         """The version each playing table's hand stands at."""
         return [t.latest[1] for t in self.tables if t.complete]
 
-    async def play(self, seconds: float, *, give_up: float = 20.0) -> None:
-        """Play for ``seconds`` (stop early if no move got through in ``give_up``); then let
-        the moves in flight arrive."""
+    async def play(
+        self, seconds: float, *, give_up: float = 20.0, done: Callable[[], bool] | None = None
+    ) -> None:
+        """Play for ``seconds`` (stop early if no move got through in ``give_up``, or when
+        ``done()``); then let the moves in flight arrive."""
         began = self.began = time.monotonic()
         for table in self.tables:  # the first moves spread over one pause
             table.due = began + random.uniform(0.0, self.pace[1])
-        await self._drive(seconds, give_up=give_up)
+        await self._drive(seconds, give_up=give_up, done=done)
         self.window = time.monotonic() - began
         drain_until = time.monotonic() + self.move_timeout
         while any(t.pending for t in self.tables) and time.monotonic() < drain_until:
@@ -734,6 +738,24 @@ class LoadRun:
         for sent, latency in self.timeline:
             periods.setdefault(int((sent - self.began) // seconds), []).append(latency)
         return " ".join(f"{quantile(periods[k], 0.99):.0f}" for k in sorted(periods))
+
+    def p99_windows(
+        self, since: float, *, seconds: float = 5.0, span: float = 120.0
+    ) -> list[tuple[float, float, int]]:
+        """For each ``seconds`` from ``since`` (monotonic) until ``span`` after it: the
+        window's start (s from ``since``), the p99 in ms of the moves sent in it that
+        reached every seat, and how many those were; a window with none is left out."""
+        windows: dict[int, list[float]] = {}
+        for sent, latency in self.timeline:
+            if since <= sent < since + span:
+                windows.setdefault(int((sent - since) // seconds), []).append(latency)
+        return [(k * seconds, quantile(windows[k], 0.99), len(windows[k])) for k in sorted(windows)]
+
+    def p99_between(self, start: float, end: float) -> tuple[float, int]:
+        """The p99 in ms of the moves sent between ``start`` and ``end`` (monotonic) that
+        reached every seat, and how many those were."""
+        latencies = [latency for sent, latency in self.timeline if start <= sent < end]
+        return quantile(latencies, 0.99), len(latencies)
 
     def handshakes(self) -> str:
         ms = self.handshake_ms

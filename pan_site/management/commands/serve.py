@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from pan_site.embedded import start_embedded_worker
-from pan_site.redaction import RedactingServer
+from pan_site.server import SiteServer
 
 # daphne as the site runs it (make bench-load starts its servers with these too).
 DAPHNE_OPTIONS = [
@@ -30,9 +30,9 @@ DAPHNE_OPTIONS = [
 
 
 class SiteCommandLine(CommandLineInterface):
-    """daphne's command line with an access log that never shows a token."""
+    """daphne's command line with the site's server (``pan_site.server``)."""
 
-    server_class = RedactingServer
+    server_class = SiteServer
 
 
 class Command(BaseCommand):
