@@ -1106,6 +1106,19 @@ def header(options: argparse.Namespace) -> str:
         else "no"
     )
     low, high = options.pace
+    if options.cold:
+        return (
+            f"bench-load --cold: cores={os.cpu_count()} (load average "
+            f"{os.getloadavg()[0]:.1f}), tables={','.join(map(str, options.tables))} on one "
+            f"fresh daphne, 4 sockets each opening at once, open-loop pace {low:g}-{high:g} s "
+            f"per move per table from the start, measured {options.cold_seconds:.0f} s cold "
+            f"then {options.seconds:.0f} s warm, hands lengthened to versions "
+            f"{options.lengthen[0]}-{options.lengthen[1]} before the restart, players "
+            f"{options.players}, baseline={'cold too' if options.baseline else 'no'}, "
+            f"profile={'py-spy' if options.profile else 'no'}; python "
+            f"{platform.python_version()}, websockets {websockets.__version__}; {code_version()}"
+            f"{'; ' + options.label if options.label else ''}"
+        )
     return (
         f"bench-load: cores={os.cpu_count()} (load average {os.getloadavg()[0]:.1f}), "
         f"seconds={options.seconds:.0f} per configuration, "
