@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 import weakref
 from importlib import import_module
 from types import SimpleNamespace
@@ -53,6 +54,9 @@ _session_and_user_in_pool = DatabaseSyncToAsync(session_and_user, thread_sensiti
 # first would show nobody his table until the last socket had been read in; at most
 # half of it reads handshakes, so tables are shown and played while the rest connect.
 HANDSHAKES_AT_ONCE = max(1, min(32, (os.cpu_count() or 1) + 4) // 2)
+# How long daphne keeps a handshake waiting (``manage.py serve``'s options): a socket that
+# waited longer for its turn has been dropped, and its page is already trying again.
+HANDSHAKE_TIMEOUT = 20
 
 
 class HandshakeGate:
@@ -79,8 +83,11 @@ class SessionUserMiddleware(BaseMiddleware):
     """Puts the socket's session and user in its scope (under ``CookieMiddleware``)."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        arrived = time.monotonic()
         try:
             async with HANDSHAKES.here():
+                if time.monotonic() - arrived > HANDSHAKE_TIMEOUT:
+                    return None  # dropped meanwhile: its reads would only delay the others
                 session, user = await _session_and_user_in_pool(scope.get("cookies") or {})
         except DATABASE_DOWN:
             if scope["type"] != "websocket":
