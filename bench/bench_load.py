@@ -532,7 +532,11 @@ def tracebacks(logs: Path) -> int:
 
 
 def load_run(
-    seats: list[list[SeatSpec]], options: argparse.Namespace, pacing: str = "open"
+    seats: list[list[SeatSpec]],
+    options: argparse.Namespace,
+    pacing: str = "open",
+    *,
+    join_late: bool = False,
 ) -> LoadRun:
     return LoadRun(
         seats,
@@ -543,6 +547,7 @@ def load_run(
         move_timeout=options.move_timeout,
         stall_after=options.stall_after,
         retries=options.retries,
+        join_late=join_late,
     )
 
 
@@ -871,16 +876,7 @@ async def restart(
     """Every socket opens at once, as after a restart, and play starts at once on the
     open-loop schedule (a table plays from when its four sockets are open and shown);
     measured for ``--cold-seconds``; then (``warm``) the same sockets for ``--seconds``."""
-    run = LoadRun(
-        seats,
-        pace=tuple(options.pace),
-        catch_up=options.catch_up,
-        players=options.players,
-        move_timeout=options.move_timeout,
-        stall_after=options.stall_after,
-        retries=options.retries,
-        join_late=True,
-    )
+    run = load_run(seats, options, join_late=True)
     try:
         meter = CpuMeter(servers)
         connecting = asyncio.create_task(
