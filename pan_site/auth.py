@@ -49,11 +49,13 @@ def session_and_user(cookies: dict[str, str]) -> tuple[SessionBase, Any]:
 _session_and_user_in_pool = DatabaseSyncToAsync(session_and_user, thread_sensitive=False)
 
 # The loop's thread pool (asyncio's default: cpu count + 4 threads, at most 32) serves
-# both the handshakes' reads and the sockets already open (their table, its render).
-# When everybody comes back at once (a restart), a pool taken by a thousand handshakes
-# first would show nobody his table until the last socket had been read in; at most
-# half of it reads handshakes, so tables are shown and played while the rest connect.
-HANDSHAKES_AT_ONCE = max(1, min(32, (os.cpu_count() or 1) + 4) // 2)
+# both the handshakes' reads and the sockets already open (the handshake's admission,
+# the table's read and render), first come first served. When everybody comes back at
+# once (a restart), a thousand session reads queued there first would hold every
+# admission and render until the last of them: no handshake would finish and no table
+# be shown before them all. Queued here instead, no more of them than the pool has
+# threads, they keep the pool busy while what the open sockets ask gets in between.
+HANDSHAKES_AT_ONCE = min(32, (os.cpu_count() or 1) + 4)
 # How long daphne keeps a handshake waiting (``manage.py serve``'s options): a socket that
 # waited longer for its turn has been dropped, and its page is already trying again.
 HANDSHAKE_TIMEOUT = 20
