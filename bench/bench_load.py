@@ -31,6 +31,13 @@ tables) the sockets go through nginx in front of the daphnes, as ``make run-prod
 it (``deploy/nginx.py``), which routes each table's sockets by their path; the proxied
 line says ``proxy=nginx`` and is followed by its p99 against the direct one's.
 
+``--cold`` measures a restart instead (``cold``): each ``--tables`` count's tables are
+played into long hands on a daphne that then stops; a fresh daphne starts, every socket
+opens at once and plays at once; one ``cold:`` line gives the handshakes, the failed ones
+and why, the time until every table had played a move, the cold and the warm p99 and
+CPU per move and the bare consumer's started cold the same way, then the p99 of each
+5 s from the first second (``--profile``: py-spy samples the fresh daphne meanwhile).
+
 Uses its own database ``pan_bench_load`` (dropped and created at every run), Redis
 database 3, channel prefix and Celery queue ``pan-bench-load``. Every process it starts
 is stopped at the end, also on Ctrl-C, SIGTERM or an error. The servers' logs stay in a
