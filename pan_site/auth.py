@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 import weakref
 from importlib import import_module
 from types import SimpleNamespace
@@ -56,9 +55,6 @@ _session_and_user_in_pool = DatabaseSyncToAsync(session_and_user, thread_sensiti
 # be shown before them all. Queued here instead, no more of them than the pool has
 # threads, they keep the pool busy while what the open sockets ask gets in between.
 HANDSHAKES_AT_ONCE = min(32, (os.cpu_count() or 1) + 4)
-# How long daphne keeps a handshake waiting (``manage.py serve``'s options): a socket that
-# waited longer for its turn has been dropped, and its page is already trying again.
-HANDSHAKE_TIMEOUT = 20
 
 
 class HandshakeGate:
@@ -85,11 +81,8 @@ class SessionUserMiddleware(BaseMiddleware):
     """Puts the socket's session and user in its scope (under ``CookieMiddleware``)."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        arrived = time.monotonic()
         try:
             async with HANDSHAKES.here():
-                if time.monotonic() - arrived > HANDSHAKE_TIMEOUT:
-                    return None  # dropped meanwhile: its reads would only delay the others
                 session, user = await _session_and_user_in_pool(scope.get("cookies") or {})
         except DATABASE_DOWN:
             if scope["type"] != "websocket":

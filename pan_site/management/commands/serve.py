@@ -13,7 +13,6 @@ from daphne.cli import CommandLineInterface
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from pan_site.auth import HANDSHAKE_TIMEOUT
 from pan_site.embedded import start_embedded_worker
 from pan_site.redaction import RedactingServer
 
@@ -22,7 +21,7 @@ DAPHNE_OPTIONS = [
     # A storm of connects may queue handshakes for a few seconds; dropping them at
     # daphne's 5 s default only brings the same sockets back.
     "--websocket_connect_timeout",
-    str(HANDSHAKE_TIMEOUT),
+    "20",
     # Leaving sockets clean up their groups and presence; under a close storm daphne's
     # 10 s default cut those handlers short.
     "--application-close-timeout",
