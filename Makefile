@@ -131,7 +131,7 @@ bench-spectators: install
 # settings, and a bare Channels baseline (database pan_bench_load; options: python -m
 # bench.bench_load --help).
 bench-load: install
-	$(PY) -m bench.bench_load
+	$(PY) -m bench.bench_load $(BENCH_ARGS)
 
 # 50 tables played through nginx on two daphnes while one daphne is killed, Redis (its own,
 # started for the run) restarts and PostgreSQL (its own cluster) stops; then 250 while

@@ -31,6 +31,13 @@ tables) the sockets go through nginx in front of the daphnes, as ``make run-prod
 it (``deploy/nginx.py``), which routes each table's sockets by their path; the proxied
 line says ``proxy=nginx`` and is followed by its p99 against the direct one's.
 
+``--cold`` measures a restart instead (``cold``): each ``--tables`` count's tables are
+played into long hands on a daphne that then stops; a fresh daphne starts, every socket
+opens at once and plays at once; one ``cold:`` line gives the handshakes, the failed ones
+and why, the time until every table had played a move, the cold and the warm p99 and
+CPU per move and the bare consumer's started cold the same way, then the p99 of each
+5 s from the first second (``--profile``: py-spy samples the fresh daphne meanwhile).
+
 Uses its own database ``pan_bench_load`` (dropped and created at every run), Redis
 database 3, channel prefix and Celery queue ``pan-bench-load``. Every process it starts
 is stopped at the end, also on Ctrl-C, SIGTERM or an error. The servers' logs stay in a
@@ -151,6 +158,19 @@ def parse_options() -> argparse.Namespace:
         default=["none"],
         help="none (sockets straight to the daphnes), nginx (through nginx, routed by the "
         "table's path), or none,nginx",
+    )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="only the restart: each --tables count's sockets all open at once on a fresh "
+        "daphne and play at once (then the same process warm, and the bare consumer cold)",
+    )
+    parser.add_argument("--cold-seconds", type=float, default=60.0, help="measured after start")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="with --cold: py-spy samples the fresh daphne's cold period (its stacks in the "
+        "logs' folder, the functions that took most of it printed)",
     )
     parser.add_argument("--label", default="", help="printed in the header (e.g. the commit)")
     return parser.parse_args()
@@ -519,7 +539,11 @@ def tracebacks(logs: Path) -> int:
 
 
 def load_run(
-    seats: list[list[SeatSpec]], options: argparse.Namespace, pacing: str = "open"
+    seats: list[list[SeatSpec]],
+    options: argparse.Namespace,
+    pacing: str = "open",
+    *,
+    join_late: bool = False,
 ) -> LoadRun:
     return LoadRun(
         seats,
@@ -530,6 +554,7 @@ def load_run(
         move_timeout=options.move_timeout,
         stall_after=options.stall_after,
         retries=options.retries,
+        join_late=join_late,
     )
 
 
@@ -818,6 +843,232 @@ def idle(options: argparse.Namespace, logs: Path) -> None:
     sys.stdout.flush()
 
 
+# --- a restart: every socket at once on a fresh daphne (--cold) -------------------------
+
+
+@dataclass
+class Restart:
+    """What the players met on a fresh process: the first ``--cold-seconds`` after it
+    listened, and (``warm``) the same process's next ``--seconds``."""
+
+    run: LoadRun
+    cpu: str
+    cpu_per_move_ms: float
+    latencies: list[float]  # the cold period's moves, until the last seat has each
+    by_period: str  # their p99 in each 5 s from the first second
+    errors: Errors
+    first_move_s: list[float]  # per table: when its first move reached all four seats
+    warm: Measured | None = None
+
+
+def first_moves(run: LoadRun) -> list[float]:
+    """For each table that played, seconds from the start of play until its first move
+    had reached all four seats."""
+    first: dict[int, float] = {}
+    for table, pending in run.journal:
+        if len(pending.arrived) == len(table.seats):
+            done = max(pending.arrived.values()) - run.began
+            first[table.index] = min(done, first.get(table.index, math.inf))
+    return sorted(first.values())
+
+
+async def restart(
+    seats: list[list[SeatSpec]],
+    servers: list[Server],
+    daphnes: list[Server],
+    options: argparse.Namespace,
+    *,
+    warm: bool,
+) -> Restart:
+    """Every socket opens at once, as after a restart, and play starts at once on the
+    open-loop schedule (a table plays from when its four sockets are open and shown);
+    measured for ``--cold-seconds``; then (``warm``) the same sockets for ``--seconds``."""
+    run = load_run(seats, options, join_late=True)
+    try:
+        meter = CpuMeter(servers)
+        connecting = asyncio.create_task(
+            run.connect(concurrency=len(run.seats), budget=options.connect_budget)
+        )
+        await run.play(options.cold_seconds, give_up=options.cold_seconds)
+        await connecting
+        cpu, used = meter.summary(), meter.used(daphnes)
+        cold = Restart(
+            run,
+            cpu,
+            used * 1000 / max(1, len(run.latencies)),
+            list(run.latencies),
+            run.p99_by_period(),
+            run.errors,
+            first_moves(run),
+        )
+        if warm:
+            run.forget_measures()
+            run.errors = Errors()
+            meter = CpuMeter(servers)
+            await run.play(options.seconds, give_up=options.give_up)
+            cold.warm = Measured(
+                run,
+                meter.summary(),
+                meter.used(daphnes) * 1000 / max(1, len(run.latencies)),
+                [],
+            )
+        return cold
+    finally:
+        await run.close()
+
+
+async def lengthened(seats: list[list[SeatSpec]], options: argparse.Namespace) -> None:
+    """Play the tables into long hands (``--lengthen``), as the default mode does."""
+    run = load_run(seats, options)
+    try:
+        await run.connect(concurrency=options.connect_concurrency, budget=options.connect_budget)
+        await run.warm_up(options.warmup_timeout)
+        low, high = options.lengthen
+        if high > 0:
+            await run.lengthen((low, high), pace=(0.05, 0.25), seconds=options.lengthen_seconds)
+    finally:
+        await run.close()
+
+
+@contextmanager
+def sampled(server: Server, *, seconds: float, logs: Path, enabled: bool) -> Iterator[Path | None]:
+    """py-spy samples ``server`` for ``seconds`` (every thread, on CPU), its collapsed
+    stacks written to the logs' folder; nothing when not ``enabled``."""
+    if not enabled:
+        yield None
+        return
+    out = logs / f"{server.name}-{server.port}.stacks"
+    args = [
+        str(VENV_BIN / "py-spy"),
+        "record",
+        "--pid",
+        str(server.proc.pid),
+        "--duration",
+        str(math.ceil(seconds)),
+        "--rate",
+        "200",
+        "--format",
+        "raw",
+        "--threads",
+        "--nonblocking",
+        "--output",
+        str(out),
+    ]
+    with running(args, env=base_env(), log=logs / f"py-spy-{server.name}.log") as proc:
+        yield out
+        proc.wait(seconds + 30)
+
+
+def top_frames(stacks: Path, *, count: int = 25) -> list[str]:
+    """The functions the sampled process spent most of its time in (inclusive: with what
+    they called), from py-spy's collapsed stacks, and the samples per thread."""
+    inclusive: Counter[str] = Counter()
+    threads: Counter[str] = Counter()
+    total = 0
+    for line in stacks.read_text(errors="replace").splitlines():
+        stack, _, samples = line.rpartition(" ")
+        if not samples.isdigit():
+            continue
+        n = int(samples)
+        total += n
+        frames = stack.split(";")
+        threads[frames[0].split("(")[0].strip()] += n
+        for frame in set(frames[1:]):
+            inclusive[frame] += n
+    lines = [f"{total} samples; by thread: {dict(threads.most_common(6))}"]
+    lines += [f"{n / max(1, total):6.1%} {frame}" for frame, n in inclusive.most_common(count)]
+    return lines
+
+
+def all_played(measured: Restart, tables: int) -> float:
+    """Seconds until every table had played a move (inf: some never did)."""
+    first = measured.first_move_s
+    return first[-1] if len(first) == tables else math.inf
+
+
+def cold_line(what: str, measured: Restart, tables: int) -> list[str]:
+    run = measured.run
+    first = measured.first_move_s
+    every = f"{first[-1]:.1f} s" if len(first) == tables else f"never ({len(first)}/{tables})"
+    lines = [
+        f"  {what}: {run.handshakes()}; {measured.errors.summary()}; every table had played "
+        f"a move after {every} (half of them {quantile(first, 0.5):.1f} s); cold "
+        f"moves={len(measured.latencies)} {latency_summary(measured.latencies)} ms "
+        f"cpu/move={measured.cpu_per_move_ms:.1f} ms",
+        f"  {what}: p99 of each 5 s from the first second: {measured.by_period} ms",
+        f"  {what}: {measured.cpu}",
+    ]
+    lines += [f"  {what}: {text}" for text in measured.errors.details()]
+    return lines
+
+
+def cold(tables: int, workers: list[Server], options: argparse.Namespace, logs: Path) -> None:
+    """A restart with ``tables`` tables (``--cold``): the tables are dealt and played into
+    long hands on one daphne, which stops; then a fresh daphne starts and every socket
+    opens at once and plays at once; the same process warm after ``--cold-seconds``; and
+    the bare consumer started cold the same way."""
+    created = time.monotonic()
+    data = seat_tables(tables, label=f"cold{tables}")
+    with ExitStack() as stack:
+        (before,) = start_daphnes(stack, 1, logs=logs, name="before-restart")
+        asyncio.run(lengthened(site_seats(data, [before]), options))
+    setup = time.monotonic() - created
+    errors_before = tracebacks(logs)
+    with ExitStack() as stack:
+        (site,) = start_daphnes(stack, 1, logs=logs, name="fresh")
+        with sampled(site, seconds=options.cold_seconds, logs=logs, enabled=options.profile) as out:
+            measured = asyncio.run(
+                restart(site_seats(data, [site]), [site, *workers], [site], options, warm=True)
+            )
+    bare = None
+    if options.baseline:
+        with ExitStack() as stack:
+            (server,) = start_daphnes(stack, 1, logs=logs, name="fresh-baseline", baseline=True)
+            bare = asyncio.run(
+                restart(baseline_seats(tables, [server]), [server], [server], options, warm=False)
+            )
+    warm = measured.warm
+    assert warm is not None
+    cold_p99 = quantile(measured.latencies, 0.99)
+    warm_p99 = quantile(warm.run.latencies, 0.99)
+    line = (
+        f"cold: tables={tables} daphne=1 sockets={4 * tables} "
+        f"handshake p50={quantile(measured.run.handshake_ms, 0.5):.0f} "
+        f"p99={quantile(measured.run.handshake_ms, 0.99):.0f} ms "
+        f"failed={measured.errors.handshake.total()} closed={measured.errors.closed.total()} "
+        f"all_played={all_played(measured, tables):.1f} s "
+        f"cold_p99={cold_p99:.0f} warm_p99={warm_p99:.0f} ms "
+        f"cold_cpu/move={measured.cpu_per_move_ms:.1f} warm_cpu/move={warm.cpu_per_move_ms:.1f} ms"
+    )
+    if bare is not None:
+        ratio = measured.cpu_per_move_ms / max(1e-9, bare.cpu_per_move_ms)
+        line += (
+            f" baseline_cold_p99={quantile(bare.latencies, 0.99):.0f} ms"
+            f" baseline_cold_cpu/move={bare.cpu_per_move_ms:.1f} ms cpu_ratio={ratio:.1f}"
+        )
+    print(line)
+    print(f"  setup: {tables} tables dealt and played into long hands in {setup:.1f} s")
+    for text in cold_line("site cold", measured, tables):
+        print(text)
+    print(
+        f"  site warm (the same process, the next {options.seconds:.0f} s): "
+        f"moves={len(warm.run.latencies)} {latency_summary(warm.run.latencies)} ms "
+        f"{warm.run.errors.summary()} cpu/move={warm.cpu_per_move_ms:.1f} ms; "
+        f"p99 of each 5 s: {warm.run.p99_by_period()} ms; {warm.cpu}"
+    )
+    if bare is not None:
+        for text in cold_line("baseline cold", bare, tables):
+            print(text)
+    if out is not None and out.exists():
+        print(f"  profile of the fresh daphne's first {options.cold_seconds:.0f} s ({out}):")
+        for text in top_frames(out):
+            print(f"    {text}")
+    new_errors = tracebacks(logs) - errors_before
+    if new_errors:
+        print(f"  server logs: {new_errors} new tracebacks")
+    sys.stdout.flush()
+
+
 def code_version() -> str:
     """The commit the servers run, and whether the working tree differs from it."""
     git = ["git", "--no-optional-locks", "-C", str(ROOT)]
@@ -858,6 +1109,19 @@ def header(options: argparse.Namespace) -> str:
         else "no"
     )
     low, high = options.pace
+    if options.cold:
+        return (
+            f"bench-load --cold: cores={os.cpu_count()} (load average "
+            f"{os.getloadavg()[0]:.1f}), tables={','.join(map(str, options.tables))} on one "
+            f"fresh daphne, 4 sockets each opening at once, open-loop pace {low:g}-{high:g} s "
+            f"per move per table from the start, measured {options.cold_seconds:.0f} s cold "
+            f"then {options.seconds:.0f} s warm, hands lengthened to versions "
+            f"{options.lengthen[0]}-{options.lengthen[1]} before the restart, players "
+            f"{options.players}, baseline={'cold too' if options.baseline else 'no'}, "
+            f"profile={'py-spy' if options.profile else 'no'}; python "
+            f"{platform.python_version()}, websockets {websockets.__version__}; {code_version()}"
+            f"{'; ' + options.label if options.label else ''}"
+        )
     return (
         f"bench-load: cores={os.cpu_count()} (load average {os.getloadavg()[0]:.1f}), "
         f"seconds={options.seconds:.0f} per configuration, "
@@ -908,6 +1172,10 @@ def main() -> None:
     try:
         with stopped_on_sigterm(), ExitStack() as stack:
             workers = start_workers(stack, logs)
+            if options.cold:
+                for tables in options.tables:
+                    cold(tables, workers, options, logs)
+                return
             if options.idle_sockets:
                 idle(options, logs)
             for count in options.daphne:

@@ -506,8 +506,13 @@ class Table:
             self.next_move()
 
     def watch(self, now: float) -> None:
-        """Give up on a move that never reached every seat; wake a table that stalled."""
+        """Give up on a move that never reached every seat; wake a table that stalled; with
+        ``run.join_late``, let a table play once its last socket opened."""
         run = self.run
+        if run.join_late and not self.complete:
+            self.complete = all(seat.ws is not None for seat in self.seats)
+            if self.complete:
+                self.progress = now
         if self.pending is not None and now - self.pending.sent > run.move_timeout:
             run.errors.lost += 1
             self.seats[self.pending.seat].forms = []  # no click again: wait (or stall)
@@ -557,12 +562,16 @@ class LoadRun:
         open_timeout: float = 30.0,
         retries: int = 3,
         reconnect: bool = False,
+        join_late: bool = False,
     ) -> None:
         if pacing not in ("open", "closed"):
             raise ValueError(f"pacing is open or closed, not {pacing!r}")
         collect_as_the_site_does()
         self.tables = [Table(self, seats, index) for index, seats in enumerate(tables)]
         self.reconnect = reconnect
+        # A table whose sockets open while play runs joins it (a restart: play starts as
+        # the sockets connect); else a table plays only if all four were open at the start.
+        self.join_late = join_late
         self.reconnects: list[Reconnect] = []
         self.journal: list[tuple[Table, Pending]] = []  # every move sent, in order
         self.pace, self.move_timeout, self.stall_after = pace, move_timeout, stall_after
@@ -643,6 +652,11 @@ class LoadRun:
         finally:
             self.pace, self.lengthening = measured_pace, False
             self.lengthen_seconds = time.monotonic() - began
+        self.forget_measures()
+
+    def forget_measures(self) -> None:
+        """Start counting moves, frames and the client's lag anew (errors, handshakes and
+        the journal stay)."""
         for measured in (self.latencies, self.from_due, self.versions, self.first_latencies):
             measured.clear()
         self.timeline.clear()

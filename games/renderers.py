@@ -44,6 +44,14 @@ def _cached_partial(name: str) -> Template:
     return get_template(f"games/table.html#{name}")
 
 
+def load_partials() -> None:
+    """Compile the table page's partials now (outside development, where each render
+    loads them anew), rather than on the first render of a process's first sockets."""
+    if not settings.DEBUG:
+        for name in TABLE_PARTIALS:
+            _cached_partial(name)
+
+
 def _partials(view: selectors.TableView, names: tuple[str, ...]) -> str:
     context = {"v": view, "oob": True}
     return "".join(_partial(name).render(context) for name in names)

@@ -50,6 +50,7 @@ from core.collector import keep_long_lived_aside  # noqa: E402
 from pan_site.auth import SessionUserMiddlewareStack  # noqa: E402  (needs Django set up first)
 from pan_site.proxy import ForwardedForASGIMiddleware  # noqa: E402
 from pan_site.routing import websocket_urlpatterns  # noqa: E402
+from pan_site.warmup import warm_up  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -61,6 +62,9 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# Before daphne listens: what a fresh process's first sockets would wait for.
+warm_up()
 
 # The collector walks only what came lately, not the whole live room (core.collector).
 keep_long_lived_aside()
