@@ -555,8 +555,9 @@ class PubSubChannelLayer(BaseChannelLayer):
         await self._state().shard(channel).publish(channel, self.serialize(message))
 
     async def receive(self, channel: str) -> dict[str, Any]:
-        """The channel's next message. Cancelled, the channel is forgotten and unsubscribed
-        (Channels cancels a consumer's ``receive`` when the consumer ends)."""
+        """The channel's next message. Cancelled, the channel is forgotten with its groups
+        here and unsubscribed in the background (Channels cancels a consumer's ``receive``
+        when the consumer ends)."""
         self.require_valid_channel_name(channel, receive=True)
         state = self._state()
         queue = state.channels.get(channel)
@@ -566,11 +567,11 @@ class PubSubChannelLayer(BaseChannelLayer):
             data = await queue.get()
         except (asyncio.CancelledError, TimeoutError, GeneratorExit):
             if state.channels.get(channel) is queue:
-                del state.channels[channel]
-                try:
-                    await state.shard(channel).unsubscribe(channel)
-                except BaseException:
-                    logger.exception("unsubscribing a cancelled receiver's channel failed")
+                for name in state.forget_channel(channel):
+                    _in_background(
+                        state.shard(name).unsubscribe(name),
+                        "unsubscribing a cancelled receiver's channel failed",
+                    )
             raise
         return self.deserialize(data)
 
