@@ -468,3 +468,83 @@ async def test_a_sender_without_a_loop_gets_the_error_when_redis_is_unreachable(
         await loop.run_in_executor(
             None, lambda: layer.group_send_blocking("nowhere", {"type": "a"}, timeout=WAIT)
         )
+
+
+# Two processes (two layers, each with its own subscriber and origin), as two daphnes
+
+
+async def test_each_member_here_and_there_gets_each_event_once_in_the_order_sent(project, redis):
+    """A table's sockets in the sender's process take its events straight from the
+    sender, those in another process through Redis: each event once, in the order the
+    sender made them, whether it awaited Redis (``group_send``) or not (``announce``)."""
+    here, there = project(), project()
+    local = [await here.new_channel() for _ in range(2)]
+    remote = await there.new_channel()
+    for channel in local:
+        await here.group_add("table-7", channel)
+    await there.group_add("table-7", remote)
+    await subscribed(redis, f"{here.prefix}__group__table-7", 2)
+    for n in range(40):
+        if n % 3:
+            here.announce("table-7", {"type": "move", "n": n})
+        else:
+            await here.group_send("table-7", {"type": "move", "n": n})
+    for layer, channel in ((here, local[0]), (here, local[1]), (there, remote)):
+        assert [(await receive(layer, channel))["n"] for _ in range(40)] == list(range(40))
+        await nothing_more(layer, channel)  # the sender's own copy from Redis was skipped
+
+
+async def test_events_of_another_process_keep_their_order_beside_the_local_ones(project, redis):
+    """Two processes send to one group: every member, wherever it is, sees each sender's
+    events in that sender's order, and every event once."""
+    here, there = project(), project()
+    mine, theirs = await here.new_channel(), await there.new_channel()
+    await here.group_add("table-8", mine)
+    await there.group_add("table-8", theirs)
+    await subscribed(redis, f"{here.prefix}__group__table-8", 2)
+    for n in range(30):
+        here.announce("table-8", {"type": "move", "who": "here", "n": n})
+        there.announce("table-8", {"type": "move", "who": "there", "n": n})
+    for layer, channel in ((here, mine), (there, theirs)):
+        got = [await receive(layer, channel) for _ in range(60)]
+        for who in ("here", "there"):
+            assert [m["n"] for m in got if m["who"] == who] == list(range(30))
+        await nothing_more(layer, channel)
+
+
+async def test_a_member_that_left_gets_nothing_from_this_process_or_another(project, redis):
+    here, there = project(), project()
+    gone, staying = await here.new_channel(), await here.new_channel()
+    remote = await there.new_channel()
+    for channel in (gone, staying):
+        await here.group_add("table-9", channel)
+    await there.group_add("table-9", remote)
+    await subscribed(redis, f"{here.prefix}__group__table-9", 2)
+    await here.group_discard("table-9", gone)
+    await here.group_send("table-9", {"type": "move", "n": 1})
+    await there.group_send("table-9", {"type": "move", "n": 2})
+    for layer, channel in ((here, staying), (there, remote)):
+        assert sorted([(await receive(layer, channel))["n"] for _ in range(2)]) == [1, 2]
+    await nothing_more(here, gone)
+    await nothing_more(here, staying)
+
+
+async def test_a_receiver_cancelled_at_its_consumers_end_leaves_its_groups(project, redis):
+    """Channels' consumer loop cancels its ``receive`` when the consumer ends: the
+    channel leaves its groups here, and a group nobody here is in any more is
+    unsubscribed, without a ``group_discard``."""
+    here, there = project(), project()
+    channel = await here.new_channel()
+    await here.group_add("table-10", channel)
+    name = f"{here.prefix}__group__table-10"
+    await subscribed(redis, name)
+    receiving = asyncio.ensure_future(here.receive(channel))
+    await asyncio.sleep(0)
+    receiving.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await receiving
+    await unsubscribed(redis, name)
+    with pytest.raises(KeyError):
+        here.inbox(channel)
+    await there.group_send("table-10", {"type": "move"})  # to nobody: dropped
+    await here.group_send("table-10", {"type": "move"})
