@@ -1,6 +1,6 @@
 """Channels' layer interface on the real Redis, run against the project's layer
 (core.channel_layer) and channels_redis's stock pub/sub layer; then the project layer's
-own methods (inbox, drop_channel, announce, deserialize), its origin skipping, its
+own methods (inbox, message, drop_channel, announce, deserialize), its origin skipping, its
 per-loop connections and its reconnection after Redis dropped the subscriber."""
 
 from __future__ import annotations
@@ -257,15 +257,20 @@ async def test_group_add_returns_once_redis_has_the_subscription(project, redis)
     assert (await redis.pubsub_numsub(f"{layer.prefix}__group__confirmed"))[0][1] == 1
 
 
-async def test_inbox_holds_a_channels_serialized_messages(project):
-    layer = project()
+async def test_inbox_holds_a_channels_messages_as_they_came(project, redis):
+    layer, other = project(), project()
     channel = await layer.new_channel()
     await layer.group_add("inbox", channel)
     await layer.group_send("inbox", {"type": "a", "n": 1})
     inbox = layer.inbox(channel)
-    item = inbox.get_nowait()  # a group message of the loop itself: there at once
+    item = inbox.get_nowait()  # a group message of the loop itself: there at once, as sent
+    assert item == {"type": "a", "n": 1}
+    assert layer.message(item) == {"type": "a", "n": 1}
+    await other.group_send("inbox", {"type": "a", "n": 2})  # from Redis: encoded
+    async with asyncio.timeout(WAIT):
+        item = await inbox.get()
     assert isinstance(item, bytes)
-    assert layer.deserialize(item) == {"type": "a", "n": 1}
+    assert layer.message(item) == {"type": "a", "n": 2}
     with pytest.raises(KeyError):
         layer.inbox(f"{layer.prefix}specific.unknown")
 
@@ -309,7 +314,7 @@ async def test_a_failed_announced_publish_is_logged_not_raised(project, caplog):
             await asyncio.sleep(0.01)
 
 
-async def test_a_group_message_is_decoded_once_for_the_loops_channels(project):
+async def test_a_group_message_is_decoded_at_most_once_for_the_loops_channels(project):
     here, there = project(), project()
     channels = [await here.new_channel() for _ in range(4)]
     for channel in channels:
@@ -317,14 +322,30 @@ async def test_a_group_message_is_decoded_once_for_the_loops_channels(project):
     sender = await there.new_channel()
     await there.group_add("decoded", sender)
     event = {"type": "table.changed", "state": {"history": list(range(50))}}
-    for layer in (here, there):  # once sent in the loop, once through Redis
+    # Sent in the loop: not decoded at all; through Redis: once for the four.
+    for layer, decodings in ((here, 0), (there, 1)):
         before = here.decodings
         await layer.group_send("decoded", event)
         received = [await receive(here, channel) for channel in channels]
         assert received == [event] * 4
-        assert here.decodings - before == 1
+        assert here.decodings - before == decodings
         received[0]["seen"] = True  # each channel has its own top-level dict
         assert "seen" not in received[1]
+
+
+async def test_a_message_for_the_senders_own_members_is_each_ones_own(project):
+    """Not encoded for the sending loop's members, a message still reaches each as its
+    own dict, as it was when it was sent."""
+    layer = project()
+    first, second = await layer.new_channel(), await layer.new_channel()
+    for channel in (first, second):
+        await layer.group_add("own", channel)
+    event = {"type": "a", "n": 1}
+    layer.announce("own", event)
+    event["n"] = 2  # the sender's dict, changed after it was sent
+    got = await receive(layer, first)
+    got["n"] = 3
+    assert await receive(layer, second) == {"type": "a", "n": 1}
 
 
 async def test_a_group_message_reaches_the_senders_own_member_once(project):
