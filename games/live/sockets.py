@@ -123,9 +123,10 @@ class LiveSocket(AsyncWebsocketConsumer):
         try:
             await super().__call__(scope, receive, functools.partial(_send_unless_gone, send))
         finally:
-            layer = self.channel_layer
-            if isinstance(layer, PubSubChannelLayer):
-                layer.drop_channel(self.channel_name)
+            layer = getattr(self, "channel_layer", None)
+            channel = getattr(self, "channel_name", None)
+            if isinstance(layer, PubSubChannelLayer) and channel is not None:
+                layer.drop_channel(channel)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """The handler of the message's type; a group event no handler takes is passed
