@@ -22,8 +22,10 @@ a subclass of channels_redis's (which would have to override its private methods
   pool, cost a busy daphne more than the move it carried). Subscriptions are written
   in order on the one subscriber connection, and ``new_channel`` and ``group_add``
   return once Redis has confirmed them.
-- The channels of a loop that take the same message share one decoding (``deserialize``
-  of the same bytes object), each with its own top-level dict.
+- A group's message for the sending loop's own channels is never encoded for them: each
+  takes the sender's message as a dict of its own (the values inside are shared). The
+  channels of a loop that take the same message from Redis share one decoding
+  (``deserialize`` of the same bytes object), each with its own top-level dict.
 - A consumer may take its channel's messages from the queue itself (``inbox``,
   ``drop_channel``) and put messages of its own there (the websocket's frames); a
   sender in the server's loop need not wait for Redis (``announce``).
@@ -247,7 +249,8 @@ class _Shard:
             if name not in self.subscribed or self.state.wants(name):
                 return
             self.subscribed.discard(name)
-            if self.pubsub is not None:
+            # Closed meanwhile (the loop's end, a flush): nothing left to unsubscribe from.
+            if self.pubsub is not None and self.pubsub.connection is not None:
                 await self.pubsub.unsubscribe(name)
 
     async def receive_forever(self) -> None:
@@ -381,12 +384,16 @@ class _LoopState:
 
     def deliver_here(self, name: str, message: dict[str, Any]) -> bytes:
         """``message`` in the queue of each of this loop's channels of the group whose Redis
-        channel is ``name``; what to publish for the others."""
-        data = self.layer.serialize(message)
-        for channel in self.groups.get(name, ()):
-            queue = self.channels.get(channel)
-            if queue is not None:
-                queue.put_nowait(data)
+        channel is ``name``, as it is (nothing to decode for them: a copy of its top level,
+        taken now; a sender does not change what it sent); what to publish for the others."""
+        data = self.layer.serialize(message)  # a message Redis cannot carry goes nowhere
+        members = self.groups.get(name)
+        if members:
+            sent = dict(message)
+            for channel in members:
+                queue = self.channels.get(channel)
+                if queue is not None:
+                    queue.put_nowait(sent)
         return ORIGIN_MARK + self.origin + data
 
     def forget_channel(self, channel: str) -> list[str]:
@@ -540,6 +547,14 @@ class PubSubChannelLayer(BaseChannelLayer):
             return dict(data)
         return data
 
+    def message(self, item: bytes | dict[str, Any]) -> dict[str, Any]:
+        """A message as a channel's queue holds it (``inbox``): the bytes Redis carried,
+        decoded (``deserialize``), or the dict a sender of the running loop gave, as a
+        dict of the receiver's own."""
+        if isinstance(item, bytes):
+            return self.deserialize(item)
+        return dict(item)
+
     # Channels' layer interface
 
     async def new_channel(self, prefix: str = "specific.") -> str:
@@ -555,24 +570,25 @@ class PubSubChannelLayer(BaseChannelLayer):
         await self._state().shard(channel).publish(channel, self.serialize(message))
 
     async def receive(self, channel: str) -> dict[str, Any]:
-        """The channel's next message. Cancelled, the channel is forgotten and unsubscribed
-        (Channels cancels a consumer's ``receive`` when the consumer ends)."""
+        """The channel's next message. Cancelled, the channel is forgotten with its groups
+        here and unsubscribed in the background (Channels cancels a consumer's ``receive``
+        when the consumer ends)."""
         self.require_valid_channel_name(channel, receive=True)
         state = self._state()
         queue = state.channels.get(channel)
         if queue is None:
             queue = await state.open_channel(channel)
         try:
-            data = await queue.get()
+            item = await queue.get()
         except (asyncio.CancelledError, TimeoutError, GeneratorExit):
             if state.channels.get(channel) is queue:
-                del state.channels[channel]
-                try:
-                    await state.shard(channel).unsubscribe(channel)
-                except BaseException:
-                    logger.exception("unsubscribing a cancelled receiver's channel failed")
+                for name in state.forget_channel(channel):
+                    _in_background(
+                        state.shard(name).unsubscribe(name),
+                        "unsubscribing a cancelled receiver's channel failed",
+                    )
             raise
-        return self.deserialize(data)
+        return self.message(item)
 
     async def group_add(self, group: str, channel: str) -> None:
         """Add a channel of the running loop to ``group``; subscribed when this returns."""
@@ -644,7 +660,7 @@ class PubSubChannelLayer(BaseChannelLayer):
     # The project's own use of the layer
 
     def inbox(self, channel: str) -> asyncio.Queue:
-        """The queue of ``channel``'s messages (serialized: ``deserialize`` them), for a
+        """The queue of ``channel``'s messages as they came (``message`` reads one), for a
         consumer that takes them itself. ``KeyError`` for a channel the running loop does
         not hold."""
         return self._state().channels[channel]

@@ -15,16 +15,14 @@ Every socket, whatever it shows:
   passed over;
 - reaches the database from the event loop only through ``in_pool``.
 
-The dispatch loop waits on ONE queue: the project's channel layer delivers the groups'
-messages into it (``PubSubChannelLayer.inbox``), and a task of the socket's puts the
-websocket's frames there too. Another layer (the embedded mode's) is read by a second
-such task. Channels' own loop waits on two tasks at once for every message, which wakes
-the consumer three times where this wakes it once.
+Messages come in through Channels' own consumer loop (``AsyncConsumer.__call__``);
+``dispatch`` is the site's: no thread hop to close stale database connections before
+every message (``in_pool`` does it), and the database going away under a message is
+answered by ``database_down``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable
@@ -32,9 +30,7 @@ from typing import Any
 
 from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
-from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import translation
 from django.utils.functional import Promise
@@ -97,29 +93,6 @@ async def _send_unless_gone(
         logger.debug("dropped a %s: the client has gone", message.get("type"))
 
 
-class _Frame:
-    """A message from the websocket (or a non-project layer), in the socket's one queue."""
-
-    __slots__ = ("error", "message")
-
-    def __init__(self, message: dict[str, Any] | None, error: BaseException | None = None) -> None:
-        self.message, self.error = message, error
-
-
-async def _pump(receive: Callable[[], Awaitable[dict[str, Any]]], inbox: asyncio.Queue) -> None:
-    """``receive``'s messages into ``inbox``, as they come; its failure too, for the
-    consumer to raise as Channels' loop would."""
-    while True:
-        try:
-            message = await receive()
-        except asyncio.CancelledError:
-            raise
-        except BaseException as error:
-            inbox.put_nowait(_Frame(None, error))
-            return
-        inbox.put_nowait(_Frame(message))
-
-
 class LiveSocket(AsyncWebsocketConsumer):
     """A socket of the live room. A subclass says what it is with:
 
@@ -143,42 +116,16 @@ class LiveSocket(AsyncWebsocketConsumer):
     # --- the dispatch loop -------------------------------------------------------------
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        self.scope, self.base_send = scope, functools.partial(_send_unless_gone, send)
+        """Channels' own consumer loop, with the site's send (a frame to a client that has
+        gone is dropped) and, in the project's layer, the channel forgotten at the end."""
         broadcast.served_here()  # what its threads send goes through this loop
-        layer = self.channel_layer = get_channel_layer(self.channel_layer_alias)
-        self.channel_name = await layer.new_channel()
-        if isinstance(layer, PubSubChannelLayer):
-            inbox = layer.inbox(self.channel_name)
-            pumps = [asyncio.ensure_future(_pump(receive, inbox))]
-        else:
-            inbox = asyncio.Queue()
-            group_messages = functools.partial(layer.receive, self.channel_name)
-            pumps = [
-                asyncio.ensure_future(_pump(receive, inbox)),
-                asyncio.ensure_future(_pump(group_messages, inbox)),
-            ]
         try:
-            while True:
-                item = await inbox.get()
-                if isinstance(item, bytes):
-                    message = layer.deserialize(item)
-                elif isinstance(item, _Frame):
-                    if item.error is not None:
-                        raise item.error
-                    message = item.message
-                else:
-                    message = item
-                try:
-                    await self.dispatch(message)
-                except DATABASE_DOWN:
-                    await self.database_down(message)
-        except StopConsumer:
-            pass
+            await super().__call__(scope, receive, functools.partial(_send_unless_gone, send))
         finally:
-            for pump in pumps:
-                pump.cancel()
-            if isinstance(layer, PubSubChannelLayer):
-                layer.drop_channel(self.channel_name)
+            layer = getattr(self, "channel_layer", None)
+            channel = getattr(self, "channel_name", None)
+            if isinstance(layer, PubSubChannelLayer) and channel is not None:
+                layer.drop_channel(channel)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """The handler of the message's type; a group event no handler takes is passed
@@ -186,7 +133,10 @@ class LiveSocket(AsyncWebsocketConsumer):
         thread: every database call here runs through ``in_pool``, which does it.)"""
         handler = getattr(self, get_handler_name(message), None)
         if handler is not None:
-            await handler(message)
+            try:
+                await handler(message)
+            except DATABASE_DOWN:
+                await self.database_down(message)
         elif message["type"].startswith("websocket."):
             raise ValueError(f"No handler for message type {message['type']}")
         else:

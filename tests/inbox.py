@@ -44,7 +44,7 @@ class Inbox:
                 item = await asyncio.wait_for(queue.get(), 0.1)
             except TimeoutError:
                 continue
-            self._events.append(layer.deserialize(item))
+            self._events.append(layer.message(item))
         await layer.flush()
 
     def __enter__(self) -> Inbox:

@@ -1,6 +1,6 @@
 """Channels' layer interface on the real Redis, run against the project's layer
 (live.layer) and channels_redis's stock pub/sub layer; then the project layer's
-own methods (inbox, drop_channel, announce, deserialize), its origin skipping, its
+own methods (inbox, message, drop_channel, announce, deserialize), its origin skipping, its
 per-loop connections and its reconnection after Redis dropped the subscriber."""
 
 from __future__ import annotations
@@ -257,15 +257,20 @@ async def test_group_add_returns_once_redis_has_the_subscription(project, redis)
     assert (await redis.pubsub_numsub(f"{layer.prefix}__group__confirmed"))[0][1] == 1
 
 
-async def test_inbox_holds_a_channels_serialized_messages(project):
-    layer = project()
+async def test_inbox_holds_a_channels_messages_as_they_came(project, redis):
+    layer, other = project(), project()
     channel = await layer.new_channel()
     await layer.group_add("inbox", channel)
     await layer.group_send("inbox", {"type": "a", "n": 1})
     inbox = layer.inbox(channel)
-    item = inbox.get_nowait()  # a group message of the loop itself: there at once
+    item = inbox.get_nowait()  # a group message of the loop itself: there at once, as sent
+    assert item == {"type": "a", "n": 1}
+    assert layer.message(item) == {"type": "a", "n": 1}
+    await other.group_send("inbox", {"type": "a", "n": 2})  # from Redis: encoded
+    async with asyncio.timeout(WAIT):
+        item = await inbox.get()
     assert isinstance(item, bytes)
-    assert layer.deserialize(item) == {"type": "a", "n": 1}
+    assert layer.message(item) == {"type": "a", "n": 2}
     with pytest.raises(KeyError):
         layer.inbox(f"{layer.prefix}specific.unknown")
 
@@ -309,7 +314,7 @@ async def test_a_failed_announced_publish_is_logged_not_raised(project, caplog):
             await asyncio.sleep(0.01)
 
 
-async def test_a_group_message_is_decoded_once_for_the_loops_channels(project):
+async def test_a_group_message_is_decoded_at_most_once_for_the_loops_channels(project):
     here, there = project(), project()
     channels = [await here.new_channel() for _ in range(4)]
     for channel in channels:
@@ -317,14 +322,30 @@ async def test_a_group_message_is_decoded_once_for_the_loops_channels(project):
     sender = await there.new_channel()
     await there.group_add("decoded", sender)
     event = {"type": "table.changed", "state": {"history": list(range(50))}}
-    for layer in (here, there):  # once sent in the loop, once through Redis
+    # Sent in the loop: not decoded at all; through Redis: once for the four.
+    for layer, decodings in ((here, 0), (there, 1)):
         before = here.decodings
         await layer.group_send("decoded", event)
         received = [await receive(here, channel) for channel in channels]
         assert received == [event] * 4
-        assert here.decodings - before == 1
+        assert here.decodings - before == decodings
         received[0]["seen"] = True  # each channel has its own top-level dict
         assert "seen" not in received[1]
+
+
+async def test_a_message_for_the_senders_own_members_is_each_ones_own(project):
+    """Not encoded for the sending loop's members, a message still reaches each as its
+    own dict, as it was when it was sent."""
+    layer = project()
+    first, second = await layer.new_channel(), await layer.new_channel()
+    for channel in (first, second):
+        await layer.group_add("own", channel)
+    event = {"type": "a", "n": 1}
+    layer.announce("own", event)
+    event["n"] = 2  # the sender's dict, changed after it was sent
+    got = await receive(layer, first)
+    got["n"] = 3
+    assert await receive(layer, second) == {"type": "a", "n": 1}
 
 
 async def test_a_group_message_reaches_the_senders_own_member_once(project):
@@ -468,3 +489,83 @@ async def test_a_sender_without_a_loop_gets_the_error_when_redis_is_unreachable(
         await loop.run_in_executor(
             None, lambda: layer.group_send_blocking("nowhere", {"type": "a"}, timeout=WAIT)
         )
+
+
+# Two processes (two layers, each with its own subscriber and origin), as two daphnes
+
+
+async def test_each_member_here_and_there_gets_each_event_once_in_the_order_sent(project, redis):
+    """A table's sockets in the sender's process take its events straight from the
+    sender, those in another process through Redis: each event once, in the order the
+    sender made them, whether it awaited Redis (``group_send``) or not (``announce``)."""
+    here, there = project(), project()
+    local = [await here.new_channel() for _ in range(2)]
+    remote = await there.new_channel()
+    for channel in local:
+        await here.group_add("table-7", channel)
+    await there.group_add("table-7", remote)
+    await subscribed(redis, f"{here.prefix}__group__table-7", 2)
+    for n in range(40):
+        if n % 3:
+            here.announce("table-7", {"type": "move", "n": n})
+        else:
+            await here.group_send("table-7", {"type": "move", "n": n})
+    for layer, channel in ((here, local[0]), (here, local[1]), (there, remote)):
+        assert [(await receive(layer, channel))["n"] for _ in range(40)] == list(range(40))
+        await nothing_more(layer, channel)  # the sender's own copy from Redis was skipped
+
+
+async def test_events_of_another_process_keep_their_order_beside_the_local_ones(project, redis):
+    """Two processes send to one group: every member, wherever it is, sees each sender's
+    events in that sender's order, and every event once."""
+    here, there = project(), project()
+    mine, theirs = await here.new_channel(), await there.new_channel()
+    await here.group_add("table-8", mine)
+    await there.group_add("table-8", theirs)
+    await subscribed(redis, f"{here.prefix}__group__table-8", 2)
+    for n in range(30):
+        here.announce("table-8", {"type": "move", "who": "here", "n": n})
+        there.announce("table-8", {"type": "move", "who": "there", "n": n})
+    for layer, channel in ((here, mine), (there, theirs)):
+        got = [await receive(layer, channel) for _ in range(60)]
+        for who in ("here", "there"):
+            assert [m["n"] for m in got if m["who"] == who] == list(range(30))
+        await nothing_more(layer, channel)
+
+
+async def test_a_member_that_left_gets_nothing_from_this_process_or_another(project, redis):
+    here, there = project(), project()
+    gone, staying = await here.new_channel(), await here.new_channel()
+    remote = await there.new_channel()
+    for channel in (gone, staying):
+        await here.group_add("table-9", channel)
+    await there.group_add("table-9", remote)
+    await subscribed(redis, f"{here.prefix}__group__table-9", 2)
+    await here.group_discard("table-9", gone)
+    await here.group_send("table-9", {"type": "move", "n": 1})
+    await there.group_send("table-9", {"type": "move", "n": 2})
+    for layer, channel in ((here, staying), (there, remote)):
+        assert sorted([(await receive(layer, channel))["n"] for _ in range(2)]) == [1, 2]
+    await nothing_more(here, gone)
+    await nothing_more(here, staying)
+
+
+async def test_a_receiver_cancelled_at_its_consumers_end_leaves_its_groups(project, redis):
+    """Channels' consumer loop cancels its ``receive`` when the consumer ends: the
+    channel leaves its groups here, and a group nobody here is in any more is
+    unsubscribed, without a ``group_discard``."""
+    here, there = project(), project()
+    channel = await here.new_channel()
+    await here.group_add("table-10", channel)
+    name = f"{here.prefix}__group__table-10"
+    await subscribed(redis, name)
+    receiving = asyncio.ensure_future(here.receive(channel))
+    await asyncio.sleep(0)
+    receiving.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await receiving
+    await unsubscribed(redis, name)
+    with pytest.raises(KeyError):
+        here.inbox(channel)
+    await there.group_send("table-10", {"type": "move"})  # to nobody: dropped
+    await here.group_send("table-10", {"type": "move"})
