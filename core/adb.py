@@ -9,9 +9,12 @@ and the loop serves other sockets meanwhile.
 The connections come from psycopg_pool's ``AsyncConnectionPool``, one pool per event
 loop (a connection belongs to the loop that opened it: daphne has one, tests several),
 opened with Django's own parameters (``get_connection_params``: the same database,
-adapters and time zone). The pool checks a connection before lending it (a database
-restart leaves every kept connection dead: the next move gets a new one, not an
-error), replaces connections after ``MAX_LIFETIME`` and lets the unused ones go after
+adapters and time zone). A connection is not checked before each loan (the check is a
+round trip: under load it doubled the time a move holds its connection); a connection
+found broken (a database restart leaves every kept one dead) is dropped by the pool when
+given back, and the pool's ``check()`` then drops the other dead ones it holds and opens
+new ones, so a restart costs one refused move, not one per kept connection. The pool
+replaces connections after ``MAX_LIFETIME`` and lets the unused ones go after
 ``MAX_IDLE``; a loop's pool is closed when the loop shuts down. Only PostgreSQL:
 ``available()`` is false elsewhere (the embedded SQLite mode), where callers use the
 synchronous services.
@@ -33,6 +36,8 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from psycopg_pool import AsyncConnectionPool
 
+from core.loops import until_loop_shutdown
+
 logger = logging.getLogger(__name__)
 
 # Connections per event loop. A move holds one for a round trip (services.moves), but
@@ -43,8 +48,9 @@ MIN_SIZE = 2  # kept open while the loop's room is quiet
 MAX_LIFETIME = 30 * 60.0  # seconds: a connection is replaced after this (server memory)
 MAX_IDLE = 60.0  # seconds: a connection above MIN_SIZE unused this long is closed
 # Seconds a move waits for a connection: with the database down the pool retries in the
-# background and the move is refused (PoolTimeout, an OperationalError) after this.
-TIMEOUT = 5.0
+# background and the move is refused (PoolTimeout, an OperationalError) after this. Under
+# load a move waits for a connection seconds now and then: not much less than this.
+TIMEOUT = 10.0
 
 
 @functools.cache
@@ -79,7 +85,6 @@ class _LoopPool:
             max_size=size,
             open=False,
             name=name,
-            check=AsyncConnectionPool.check_connection,
             configure=self._opened,
             max_lifetime=MAX_LIFETIME,
             max_idle=MAX_IDLE,
@@ -106,6 +111,7 @@ class AsyncConnections:
         self.size = size
         self._pools: dict[asyncio.AbstractEventLoop, _LoopPool] = {}
         self._lock = threading.Lock()
+        self._checks: set[asyncio.Task] = set()
 
     async def _pool(self) -> AsyncConnectionPool:
         loop = asyncio.get_running_loop()
@@ -117,7 +123,13 @@ class AsyncConnections:
                 loop_pool = self._pools.setdefault(
                     loop, _LoopPool(self.size, f"adb-{len(self._pools)}")
                 )
-            _close_at_shutdown(self, loop, loop_pool)
+            if loop_pool.lifetime is None:
+
+                async def close(loop_pool: _LoopPool = loop_pool) -> None:
+                    self.forget_loop(loop, loop_pool)
+                    await _close(loop_pool)
+
+                loop_pool.lifetime = until_loop_shutdown(close)  # closed with the loop
         if loop_pool.pool.closed:
             await loop_pool.pool.open()
         return loop_pool.pool
@@ -145,11 +157,23 @@ class AsyncConnections:
         within ``TIMEOUT``."""
         pool = await self._pool()
         async with pool.connection() as conn:
-            if pipeline:
-                async with conn.pipeline():
+            try:
+                if pipeline:
+                    async with conn.pipeline():
+                        yield conn
+                else:
                     yield conn
-            else:
-                yield conn
+            except psycopg.OperationalError:
+                if conn.broken:
+                    self._check_soon(pool)
+                raise
+
+    def _check_soon(self, pool: AsyncConnectionPool) -> None:
+        """Drop every dead connection ``pool`` holds (one was found broken: the database
+        restarted, or dropped them all), in the background."""
+        task = asyncio.get_running_loop().create_task(pool.check())
+        self._checks.add(task)
+        task.add_done_callback(self._checks.discard)
 
     def stats(self) -> dict[str, int]:
         """The pools' counters summed over the loops (``AsyncConnectionPool.get_stats``:
@@ -190,31 +214,6 @@ async def _close(loop_pool: _LoopPool) -> None:
     logger.info("closing %s: %s", loop_pool.pool.name, loop_pool.pool.get_stats())
     await loop_pool.pool.close()
     loop_pool.finish()
-
-
-async def _until_shutdown(
-    connections_: AsyncConnections, loop: asyncio.AbstractEventLoop, loop_pool: _LoopPool
-) -> AsyncIterator[None]:
-    """Suspended for the loop's life; ``loop.shutdown_asyncgens()`` closes it, and with it
-    the loop's pool."""
-    try:
-        yield
-    finally:
-        connections_.forget_loop(loop, loop_pool)
-        await _close(loop_pool)
-
-
-def _close_at_shutdown(
-    connections_: AsyncConnections, loop: asyncio.AbstractEventLoop, loop_pool: _LoopPool
-) -> None:
-    if loop_pool.lifetime is not None:
-        return
-    lifetime = _until_shutdown(connections_, loop, loop_pool)
-    # Run it to its ``yield`` now: the loop registers it (to close at shutdown) on its
-    # first step, which completes without awaiting anything.
-    with contextlib.suppress(StopIteration):
-        lifetime.asend(None).send(None)
-    loop_pool.lifetime = lifetime  # the loop keeps only a weak reference
 
 
 CONNECTIONS = AsyncConnections()

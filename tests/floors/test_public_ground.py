@@ -36,6 +36,7 @@ LIBRARIES = (
     "django",
     "kombu",
     "psycopg",
+    "psycopg_pool",
     "redis",
 )
 DOCUMENTED = {"_meta", "_state"}
