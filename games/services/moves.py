@@ -28,6 +28,7 @@ statement, same events.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -125,7 +126,7 @@ async def hand_act_async(
         )
     on_copy = known is not None and known[0].pk == hand_id and known[0].version == version
     if on_copy:
-        hand, players = rows.copied(known[0]), known[1]
+        hand, players = copy.copy(known[0]), known[1]  # the live room's stays as it was
         hand.table_id = known[2]
     else:
         hand, players = await _read_async(hand_id)
