@@ -77,7 +77,7 @@ def _connect_kwargs() -> dict[str, Any]:
 class _LoopPool:
     """A loop's pool and every connection it opened (to close them without the loop)."""
 
-    def __init__(self, size: int, name: str) -> None:
+    def __init__(self, size: int, name: str, *, check: bool) -> None:
         self.opened: weakref.WeakSet[psycopg.AsyncConnection] = weakref.WeakSet()
         self.pool = AsyncConnectionPool(
             kwargs=_connect_kwargs(),
@@ -85,6 +85,7 @@ class _LoopPool:
             max_size=size,
             open=False,
             name=name,
+            check=AsyncConnectionPool.check_connection if check else None,
             configure=self._opened,
             max_lifetime=MAX_LIFETIME,
             max_idle=MAX_IDLE,
@@ -105,10 +106,12 @@ class _LoopPool:
 
 
 class AsyncConnections:
-    """A pool of connections per event loop, each lent for one transaction at a time."""
+    """A pool of connections per event loop, each lent for one transaction at a time.
+    ``check``: each connection checked before it is lent (one round trip more; for
+    ``bench.bench_pool``)."""
 
-    def __init__(self, size: int = POOL_SIZE) -> None:
-        self.size = size
+    def __init__(self, size: int = POOL_SIZE, *, check: bool = False) -> None:
+        self.size, self.check = size, check
         self._pools: dict[asyncio.AbstractEventLoop, _LoopPool] = {}
         self._lock = threading.Lock()
         self._checks: set[asyncio.Task] = set()
@@ -121,7 +124,7 @@ class AsyncConnections:
                 for old in [other for other in self._pools if other.is_closed()]:
                     self._pools.pop(old).finish()
                 loop_pool = self._pools.setdefault(
-                    loop, _LoopPool(self.size, f"adb-{len(self._pools)}")
+                    loop, _LoopPool(self.size, f"adb-{len(self._pools)}", check=self.check)
                 )
             if loop_pool.lifetime is None:
 
