@@ -3,9 +3,10 @@
 ``--tasks`` asyncio tasks in one event loop each take a connection from
 ``core.adb.AsyncConnections`` ``--loans`` times and run one short statement on it in
 pipeline mode, as a move does; printed: the wall time, this process's CPU per loan, the
-errors and the pool's ``get_stats()``. ``--check``: each connection checked before it is
-lent (psycopg_pool's ``check_connection``, one round trip more). Uses its own database
-(``pan_bench_pool``) unless DATABASE_URL says otherwise.
+errors and the pool's ``stats()`` where it has them. ``--check``: each connection
+checked before it is lent (one round trip more), for a pool that takes ``check`` (the
+psycopg_pool one measured in docs/performance.md, run from a worktree of its code).
+Uses its own database (``pan_bench_pool``) unless DATABASE_URL says otherwise.
 """
 
 from __future__ import annotations
@@ -29,8 +30,6 @@ def main() -> None:
     start_django()
     from core.adb import AsyncConnections
 
-    # (The hand-written pool this replaced takes no ``check`` and has no ``stats``: the
-    # same bench runs on a worktree of its code.)
     pool = AsyncConnections(check=True) if options.check else AsyncConnections()
     errors: Counter[str] = Counter()
 

@@ -36,7 +36,6 @@ LIBRARIES = (
     "django",
     "kombu",
     "psycopg",
-    "psycopg_pool",
     "redis",
 )
 DOCUMENTED = {"_meta", "_state"}
