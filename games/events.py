@@ -185,8 +185,8 @@ def correspondence_changed_on_commit(
 def schedule_bot_if_needed_on_commit(
     hand: Hand, *, players: list[MatchPlayer] | None = None
 ) -> None:
-    if hand.outcome is not None:
-        return
+    if hand.outcome is not None or hand.deadline is None:
+        return  # over, or paused: nobody moves until the clocks start
     if players is not None:
         bot = bot_to_move(hand, players)
     else:

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import orjson
-from django.db import DatabaseError, connection, models, transaction
+from django.db import connection, models, transaction
 from django.db.models import F
-from psycopg import AsyncConnection, pq
+from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
 from core.adb import available, wrapper
@@ -93,20 +93,6 @@ async def hand_for_move_async(
     return hand, [_instance(MatchPlayer, player_names, r) for r in player_rows]
 
 
-def copied(instance: M) -> M:
-    """A shallow copy of a saved row, as ``copy.copy`` makes it (with its own state and
-    cache of related rows), without pickling's round trip, which would cost twice a
-    move (the live room's frame is copied, never changed)."""
-    cls = instance.__class__
-    new = cls.__new__(cls)
-    new.__dict__.update(instance.__dict__)
-    state = instance._state
-    new_state = new._state = state.__class__.__new__(state.__class__)
-    new_state.__dict__.update(state.__dict__)
-    new_state.fields_cache = dict(state.fields_cache)
-    return new
-
-
 def _instance(model: type[M], names: list[str], row: Sequence[Any]) -> M:
     """A model instance from a row of its columns, converted as the ORM converts them."""
     attnames, converters = _reading(model, tuple(names))
@@ -159,26 +145,6 @@ def _update(instance: models.Model, names: Sequence[str]) -> tuple[str, list[Any
     return _update_sql(type(instance), tuple(names)), [*params, instance.pk]
 
 
-def save_fields(instance: models.Model, names: Sequence[str]) -> None:
-    """Write ``names`` of a saved row, as ``instance.save(update_fields=names)`` does (no
-    signals: the models written this way have no receivers)."""
-    with connection.cursor() as cursor:
-        cursor.execute(*_update(instance, names))
-        if cursor.rowcount != 1:
-            raise DatabaseError("Save with update_fields did not affect any rows.")
-
-
-async def save_fields_async(
-    conn: AsyncConnection, instance: models.Model, names: Sequence[str]
-) -> None:
-    """``save_fields`` on an async connection. In pipeline mode the statement is only
-    queued (its count is not known before the commit): the row must be locked already."""
-    async with conn.cursor() as cursor:
-        await cursor.execute(*_update(instance, names))
-        if conn.pgconn.pipeline_status == pq.PipelineStatus.OFF and cursor.rowcount != 1:
-            raise DatabaseError("Save with update_fields did not affect any rows.")
-
-
 @functools.cache
 def _insert_sql(model: type[models.Model], rows: int) -> str:
     quote = wrapper().ops.quote_name
@@ -202,21 +168,6 @@ def _insert(instances: Sequence[models.Model]) -> tuple[str, list[Any]]:
         for field in _insert_fields(model):
             params.append(_prepared(field, field.pre_save(instance, True)))
     return _insert_sql(model, len(instances)), params
-
-
-def insert(instances: Sequence[models.Model]) -> None:
-    """Insert new rows of one model, as ``bulk_create`` does (defaults and ``auto_now_add``
-    filled by the fields' own ``pre_save``; no primary keys read back)."""
-    if instances:
-        with connection.cursor() as cursor:
-            cursor.execute(*_insert(instances))
-
-
-async def insert_async(conn: AsyncConnection, instances: Sequence[models.Model]) -> None:
-    """``insert`` on an async connection."""
-    if instances:
-        async with conn.cursor() as cursor:
-            await cursor.execute(*_insert(instances))
 
 
 def players_key(players: Sequence[MatchPlayer]) -> str:
@@ -278,30 +229,24 @@ def move_if_unchanged(
     """``move_if_unchanged_async`` on Django's connection, inside the caller's transaction.
 
     On PostgreSQL it is the same one statement; elsewhere (the embedded SQLite mode), or
-    for an action that leaves no entry in the log (a moderator's stop), the same
-    compare-and-set in up to three: the update at ``version``, the players read while the
-    row is held, the log's rows, all in a savepoint that is rolled back when the row had
-    moved on."""
+    for an action that leaves no entry in the log (a tournament's pause), the same
+    compare-and-set through the ORM in up to three: the update at ``version``, the
+    players read while the row is held, the log's rows, all in a savepoint that is
+    rolled back when the row had moved on (neither is a live room's move: the one
+    statement's saving is not needed there)."""
     if available() and actions:
         with connection.cursor() as cursor:
             cursor.execute(*_move_params(hand, names, actions, version, players))
             return cursor.rowcount == len(actions)
-    statement, params = _update(hand, names)
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"{statement} AND {_version_column()} = %s", [*params, version])
-        if cursor.rowcount != 1:
+    with transaction.atomic():
+        values = {name: getattr(hand, name) for name in names}
+        if Hand.objects.filter(pk=hand.pk, version=version).update(**values) != 1:
             return False
         if players_key(match_players(players[0].match_id)) != players_key(players):
             transaction.set_rollback(True)
             return False
-        if actions:
-            cursor.execute(*_insert(actions))
+        Action.objects.bulk_create(actions)
     return True
-
-
-@functools.cache
-def _version_column() -> str:
-    return wrapper().ops.quote_name(Hand._meta.get_field("version").column)
 
 
 async def move_if_unchanged_async(

@@ -60,6 +60,8 @@ from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.client import PubSub
 from redis.asyncio.connection import AbstractConnection
 
+from core.loops import until_loop_shutdown
+
 logger = logging.getLogger(__name__)
 
 BATCH = 256  # publishes written to Redis in one go, at most
@@ -417,18 +419,6 @@ class _LoopState:
             await shard.close()
 
 
-async def _until_shutdown(
-    layer: PubSubChannelLayer, loop: asyncio.AbstractEventLoop, state: _LoopState
-) -> AsyncIterator[None]:
-    """Suspended for the loop's life; ``loop.shutdown_asyncgens()`` closes it, and with it
-    the loop's connections."""
-    try:
-        yield
-    finally:
-        layer.forget_loop(loop, state)
-        await state.close()
-
-
 class _SendingLoop:
     """An event loop of the process's own on a daemon thread, for senders that run none:
     ``async_to_sync`` would start a thread and a loop, and open a Redis connection, for
@@ -499,12 +489,12 @@ class PubSubChannelLayer(BaseChannelLayer):
             for closed in [other for other in self._loops if other.is_closed()]:
                 del self._loops[closed]
             self._loops[loop] = state
-        lifetime = _until_shutdown(self, loop, state)
-        # Run it to its ``yield`` now: the loop registers it (to close at shutdown) on its
-        # first step, which completes without awaiting anything.
-        with contextlib.suppress(StopIteration):
-            lifetime.asend(None).send(None)
-        state.lifetime = lifetime  # the loop keeps only a weak reference
+
+        async def close() -> None:
+            self.forget_loop(loop, state)
+            await state.close()
+
+        state.lifetime = until_loop_shutdown(close)  # closed with the loop
         return state
 
     def forget_loop(self, loop: asyncio.AbstractEventLoop, state: _LoopState) -> None:

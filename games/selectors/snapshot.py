@@ -5,6 +5,7 @@ Each viewer's own view is derived from it in ``tables.table_view``."""
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -16,7 +17,6 @@ from django.core.cache import cache
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from games import rows
 from games.engine import LETTERS, HandState, Rules, move_from_json
 from games.engine.match import PAN
 from games.models import (
@@ -279,7 +279,7 @@ def snapshot_after_change(
     state = _state_after(frame.state, change)
     if state is None:
         return None
-    hand = rows.copied(hand)  # the frame stays as it was for whoever holds it
+    hand = copy.copy(hand)  # the frame stays as it was for whoever holds it
     hand.state = state.to_json()
     hand.clock_ms = list(change["clock_ms"])
     hand.turn_started_at = _moment(change["turn_started_at"])

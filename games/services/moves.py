@@ -1,5 +1,7 @@
 """The one way an action reaches a hand: a player's move (from his socket, or a bot's
-task), the clock's timeout, a moderator's stop.
+task), the clock's timeout, a moderator's or a tournament's stop, a tournament's pause
+and resume of the clocks (``clocks_set``), a new hand's row (``hand_insert``). Nothing
+else writes a hand's row (tests/games/test_hand_writes.py finds any other writer).
 
 Every action goes through the same three steps:
 
@@ -26,6 +28,7 @@ statement, same events.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -67,13 +70,15 @@ RECORDED_FIELDS = (
 class Judged:
     """An action the engine accepted: the hand's state before and after it, the time it
     charged the acting seat and the clock as it leaves it (stopped if the hand is over).
-    ``timeout``: the clock's, applied in place of the move that found it run out."""
+    ``timeout``: the clock's, applied in place of the move that found it run out;
+    ``clocks_only``: no action, the clocks stopped or started (a tournament's pause)."""
 
     before: HandState
     after: HandState
     used_ms: int
     clock: Clock
     timeout: bool = False
+    clocks_only: bool = False
 
 
 # --- the entry points ---------------------------------------------------------------------
@@ -120,7 +125,7 @@ async def hand_act_async(
         )
     on_copy = known is not None and known[0].pk == hand_id and known[0].version == version
     if on_copy:
-        hand, players = rows.copied(known[0]), known[1]
+        hand, players = copy.copy(known[0]), known[1]  # the live room's stays as it was
         hand.table_id = known[2]
     else:
         hand, players = await _read_async(hand_id)
@@ -193,6 +198,24 @@ def stop_in_play(hand: Hand, match: Match, now: datetime) -> None:
     judged = Judged(hand.engine_state, aborted, 0, hand.clock.stop(to_instant(now)))
     hand.match = match
     _write(hand, judged, rows.match_players(match.pk), now=now, finish=False)
+
+
+def clocks_set(hand: Hand, clock: Clock, *, now: datetime) -> None:
+    """A tournament's pause or resume: ``hand`` (in play; its row locked by the caller)
+    keeps its cards and takes ``clock`` (stopped with the time left, or running again).
+    Written as any action is: the version moves on (a pending timeout or bot task
+    becomes stale) with compare-and-set, and the table is told on commit. Raises
+    Refused (nothing written) when the row had moved on."""
+    state = hand.engine_state
+    judged = Judged(state, state, 0, clock, clocks_only=True)
+    _write(hand, judged, rows.match_players(hand.match_id), now=now)
+
+
+def hand_insert(hand: Hand, *, table_id: int) -> None:
+    """A new hand's row (dealt, its clock started), inside the caller's transaction; the
+    table is told, and a bot to move gets its task, on commit."""
+    hand.save(force_insert=True)
+    events.hand_changed(hand, table_id=table_id)
 
 
 # --- judge ----------------------------------------------------------------------------------
@@ -313,7 +336,7 @@ def _write(
     if not rows.move_if_unchanged(hand, RECORDED_FIELDS, actions, version=version, players=players):
         raise _stale()
     table_id = getattr(hand, "table_id", None) or hand.match.table_id
-    if hand.move_ms and not judged.timeout:
+    if hand.move_ms and not (judged.timeout or judged.clocks_only):
         _seen_by_mover(judged, players, hand_id=hand.pk, table_id=table_id)
     if finish and judged.after.outcome is not None:
         _finish_hand(hand, judged.after, now=now)

@@ -25,7 +25,7 @@ from games import events, ratings
 from games.engine import Clock, MatchState, deal, seed_commitment
 from games.models import MIN_SEATS, MS_PER_DAY, Hand, Match, MatchPlayer, Table, to_instant
 from games.services._common import _locked_table, _require_owner, _require_seating_open
-from games.services.moves import NEXT_HAND_DELAY, stop_in_play
+from games.services.moves import NEXT_HAND_DELAY, hand_insert, stop_in_play
 
 # --- matches and hands ------------------------------------------------------------------
 
@@ -96,8 +96,7 @@ def _deal_hand(*, match: Match, table: Table, number: int, dealer: int, now: dat
     )
     clock = clock_for(table, players)
     hand.clock = clock.start(state.to_move, to_instant(now))
-    hand.save(force_insert=True)
-    events.hand_changed(hand, table_id=table.pk)
+    hand_insert(hand, table_id=table.pk)
     return hand
 
 

@@ -14,7 +14,7 @@ from games import events
 from games.engine import MatchState, Rules
 from games.models import Hand, Match, MatchPlayer, Seat, Table, to_instant
 from games.services._common import TABLE_NAME_MAX, _seating_changed
-from games.services.moves import timeout_if_overdue
+from games.services.moves import clocks_set, timeout_if_overdue
 from games.services.play import _deal_hand, _stop_hand_in_play
 
 
@@ -144,12 +144,7 @@ def tournament_clocks_stop(*, hand: Hand, now: datetime) -> bool:
     """
     if hand.is_over or hand.deadline is None or timeout_if_overdue(hand, now):
         return False
-    hand.clock = hand.clock.stop(to_instant(now))
-    hand.version += 1
-    hand.save(update_fields=["clock_ms", "turn_started_at", "deadline", "version"])
-    events.table_changed_on_commit(
-        hand.match.table_id, hand_id=hand.pk, version=hand.version, moved=hand
-    )
+    clocks_set(hand, hand.clock.stop(to_instant(now)), now=now)
     return True
 
 
@@ -157,10 +152,7 @@ def tournament_clocks_start(*, hand: Hand, now: datetime) -> bool:
     """Resume a paused hand (locked by the caller): the clock to move runs from what is left."""
     if hand.is_over or hand.deadline is not None:
         return False
-    hand.clock = hand.clock.start(hand.state["to_move"], to_instant(now))
-    hand.version += 1
-    hand.save(update_fields=["turn_started_at", "deadline", "version"])
-    events.hand_changed(hand, table_id=hand.match.table_id)
+    clocks_set(hand, hand.clock.start(hand.state["to_move"], to_instant(now)), now=now)
     return True
 
 
