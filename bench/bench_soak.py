@@ -127,7 +127,7 @@ class Window:
         return [
             f"window {self.number}: {self.began:.1f}-{self.ended:.1f} min moves={self.moves} "
             f"({self.moves / seconds:.1f}/s) p50={self.p50:.0f} p99={self.p99:.0f} ms "
-            f"errors={self.errors.total()} cpu/move={self.cpu_per_move_ms:.1f} ms "
+            f"{self.errors.summary()} cpu/move={self.cpu_per_move_ms:.1f} ms "
             f"stolen={self.stolen:.0%} tables moved={self.tables_moved}/{tables} "
             f"new hands={self.new_hands} rematches={self.rematches}",
             f"  rss MB: {rss}; postgres connections={self.postgres_connections}; redis "
