@@ -10,13 +10,14 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-tournament bench-clock bench-move bench-ratings bench-speed bench-spectators bench-load bench-faults bench-scale bench-api bench-mail clean
+.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-tournament bench-clock bench-move bench-ratings bench-speed bench-spectators bench-load bench-soak bench-faults bench-scale bench-api bench-mail clean
 
 help:
 	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
 	@echo "make run-prod  the production shape at http://$(HOST):$(PROD_PORT)/: nginx, two daphnes, Celery, DEBUG off (deploy/)"
 	@echo "make test    ruff, the pytest suite on PostgreSQL and Redis, then the browser tests"
 	@echo "make bench-load  N tables x 4 real websockets on daphne + Celery, against a bare baseline"
+	@echo "make bench-soak  250 tables on two daphnes for 30 minutes: memory, connections and p99 per 5 minutes, and whether they stay flat"
 	@echo "make bench-faults  tables through nginx while a daphne, Redis or PostgreSQL fails, and through restarts"
 	@echo "make bench-scale  a move's and an idle socket's cost to each shared part, and their ceilings"
 	@echo "make bench-mail  notice e-mails an hour from one worker, over SMTP to a local sink"
@@ -133,12 +134,19 @@ bench-spectators: install
 bench-load: install
 	$(PY) -m bench.bench_load $(BENCH_ARGS)
 
+# 250 tables of four on two daphnes played for 30 minutes with production settings: per
+# 5-minute window the RSS of each daphne and the worker, PostgreSQL's and Redis's
+# connections, moves, p50/p99, CPU per move and the stolen share; then the verdict, flat
+# or not (database pan_bench_soak; options: python -m bench.bench_soak --help).
+bench-soak: install
+	$(PY) -m bench.bench_soak $(BENCH_ARGS)
+
 # 50 tables played through nginx on two daphnes while one daphne is killed, Redis (its own,
 # started for the run) restarts and PostgreSQL (its own cluster) stops; then 250 while
 # one daphne restarts (SIGTERM) and while both do, one after the other, as a deploy does
 # (database pan_bench_faults; options: python -m bench.bench_faults --help).
 bench-faults: install
-	$(PY) -m bench.bench_faults
+	$(PY) -m bench.bench_faults $(BENCH_ARGS)
 
 # What a move and an idle socket cost daphne, Redis and PostgreSQL (100 tables on one
 # daphne, 1000 idle sockets), and how many move writes and PUBLISHes those two take, on a

@@ -139,13 +139,7 @@ def parse_options() -> argparse.Namespace:
         help="play each hand to a version in this range before measuring (0 0: no)",
     )
     parser.add_argument("--lengthen-seconds", type=float, default=120.0, help="at most")
-    parser.add_argument("--move-timeout", type=float, default=15.0, help="s until a move is lost")
-    parser.add_argument("--stall-after", type=float, default=20.0, help="s of nothing: stalled")
-    parser.add_argument("--give-up", type=float, default=20.0, help="stop if no move in s")
-    parser.add_argument("--warmup-timeout", type=float, default=120.0)
-    parser.add_argument("--connect-concurrency", type=int, default=32)
-    parser.add_argument("--retries", type=int, default=3, help="after a failed handshake")
-    parser.add_argument("--connect-budget", type=float, default=90.0, help="s for retries")
+    add_socket_options(parser)
     parser.add_argument(
         "--route",
         choices=("table", "seat"),
@@ -174,6 +168,17 @@ def parse_options() -> argparse.Namespace:
     )
     parser.add_argument("--label", default="", help="printed in the header (e.g. the commit)")
     return parser.parse_args()
+
+
+def add_socket_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the sockets' connecting and of what counts as lost or stalled."""
+    parser.add_argument("--move-timeout", type=float, default=15.0, help="s until a move is lost")
+    parser.add_argument("--stall-after", type=float, default=20.0, help="s of nothing: stalled")
+    parser.add_argument("--give-up", type=float, default=20.0, help="stop if no move in s")
+    parser.add_argument("--warmup-timeout", type=float, default=120.0)
+    parser.add_argument("--connect-concurrency", type=int, default=32)
+    parser.add_argument("--retries", type=int, default=3, help="after a failed handshake")
+    parser.add_argument("--connect-budget", type=float, default=90.0, help="s for retries")
 
 
 # --- processes ---------------------------------------------------------------------------

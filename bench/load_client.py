@@ -685,9 +685,14 @@ class LoadRun:
             if table.pending is not None:
                 self.errors.lost += 1
                 table.pending = None
+        # A pause cancelled before its task first ran never runs its ``finally``: waited
+        # for and forgotten here, so that its table plays again in the next ``play``.
+        acting = [table.acting for table in self.tables if table.acting is not None]
+        for task in acting:
+            task.cancel()
+        await asyncio.gather(*acting, return_exceptions=True)
         for table in self.tables:
-            if table.acting is not None:
-                table.acting.cancel()
+            table.acting = None
 
     async def _drive(
         self,

@@ -1,0 +1,23 @@
+"""The load generator of the live-room benchmarks keeps every table playing."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bench.load_client import LoadRun, SeatSpec
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_a_table_whose_pause_was_cancelled_before_it_ran_plays_in_the_next_play() -> None:
+    run = LoadRun([[SeatSpec("ws://127.0.0.1:9/ws/tables/1/", "http://127.0.0.1:9")] * 4])
+    (table,) = run.tables
+    # A pause whose task was created by the last look at the tables and never ran: a
+    # task cancelled before its first step never runs its ``finally``.
+    table.acting = asyncio.create_task(asyncio.sleep(3600))
+
+    await run.play(0.0)
+
+    assert table.acting is None  # the next play() starts the table's next move
