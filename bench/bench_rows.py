@@ -9,7 +9,7 @@ kilobytes), on PostgreSQL:
 - ``hand_for_move``: the hand with its table's id and its match's players, from a thread
   (ORM: ``annotate(...).get`` and ``filter(...).order_by``);
 - ``hand_for_move_async``: the same from the event loop on ``core.adb``'s connection in
-  one round trip (ORM: the same in the thread pool, ``games.live.in_pool``);
+  one round trip (ORM: the same in the thread pool, ``live.in_pool``);
 - ``move_if_unchanged``: a move's compare-and-set write, the hand's fields and the log's
   row, from a thread inside a transaction (ORM: ``filter(pk, version).update``, the
   players read again, ``bulk_create``, in a savepoint);
@@ -75,8 +75,8 @@ def main() -> None:
     from core import adb
     from games import rows, services
     from games.engine import move_to_json
-    from games.live import in_pool
     from games.models import Action, Hand, MatchPlayer
+    from live import in_pool
     from tests.factories import make_table
 
     table = make_table(players=4, base_seconds=3600)
