@@ -14,10 +14,7 @@ error page and a traceback per socket.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import os
-import weakref
 from importlib import import_module
 from types import SimpleNamespace
 from typing import Any
@@ -47,43 +44,13 @@ def session_and_user(cookies: dict[str, str]) -> tuple[SessionBase, Any]:
 
 _session_and_user_in_pool = DatabaseSyncToAsync(session_and_user, thread_sensitive=False)
 
-# The loop's thread pool (asyncio's default: cpu count + 4 threads, at most 32) serves
-# both the handshakes' reads and the sockets already open (the handshake's admission,
-# the table's read and render), first come first served. When everybody comes back at
-# once (a restart), a thousand session reads queued there first would hold every
-# admission and render until the last of them: no handshake would finish and no table
-# be shown before them all. Queued here instead, no more of them than the pool has
-# threads, they keep the pool busy while what the open sockets ask gets in between.
-HANDSHAKES_AT_ONCE = min(32, (os.cpu_count() or 1) + 4)
-
-
-class HandshakeGate:
-    """At most ``size`` handshakes reading their session at once, per event loop, in
-    the order they came."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
-        self._by_loop = weakref.WeakKeyDictionary()
-
-    def here(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        gate = self._by_loop.get(loop)
-        if gate is None:
-            gate = self._by_loop[loop] = asyncio.Semaphore(self.size)
-        return gate
-
-
-HANDSHAKES = HandshakeGate(HANDSHAKES_AT_ONCE)
-
 
 class SessionUserMiddleware(BaseMiddleware):
     """Puts the socket's session and user in its scope (under ``CookieMiddleware``)."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         try:
-            async with HANDSHAKES.here():
-                session, user = await _session_and_user_in_pool(scope.get("cookies") or {})
+            session, user = await _session_and_user_in_pool(scope.get("cookies") or {})
         except DATABASE_DOWN:
             if scope["type"] != "websocket":
                 raise
