@@ -111,11 +111,14 @@ def clock_for(table: Table, players: int) -> Clock:
 def match_next_hand(
     *, match_id: int, after_number: int, now: datetime | None = None
 ) -> Hand | None:
-    """Deal the hand after hand ``after_number`` (safe to repeat: only once, only if due)."""
+    """Deal the hand after hand ``after_number`` (safe to repeat: only once, only if due;
+    a match gone meanwhile, its table deleted, has nothing to deal)."""
     now = now or timezone.now()
     with transaction.atomic():
-        match = Match.objects.select_for_update().select_related("table").get(pk=match_id)
-        if match.status != Match.Status.PLAYING or match.table.managed:
+        match = (
+            Match.objects.select_for_update().select_related("table").filter(pk=match_id).first()
+        )
+        if match is None or match.status != Match.Status.PLAYING or match.table.managed:
             return None  # a tournament deals its own tables (tournament_hand_deal)
         last = match.hands.order_by("-number").first()
         if last is None or last.number != after_number or not last.is_over:

@@ -63,3 +63,13 @@ def test_the_sweep_wakes_only_bots_that_wait_for_their_turn():
     assert woken == len(bots_to_move)
     # Not a query per hand: the deals and the bots are found with one query each.
     assert len(queries) < 8
+
+
+def test_a_next_hand_task_for_a_match_gone_meanwhile_does_nothing():
+    """A task queued before its table was deleted (or before the database was made
+    again) finds no match: nothing to deal, and no error in the worker's log."""
+    table = make_table(players=2)
+    match = services.match_start(table_id=table.pk, by=table.owner)
+    match_id = match.pk
+    table.delete()
+    assert tasks.match_next_hand_task(match_id, 1) is False
