@@ -82,6 +82,7 @@ def test_the_live_moves_pass_through_pgbouncer_in_transaction_mode():
                 DATABASE_POOLER="transaction",
                 CELERY_QUEUE="pan-pgbouncer",
                 CHANNELS_PREFIX="pan-pgbouncer",
+                PAN_TEST_SHARD=None,  # its own test database, by the name read below
             )
             result = subprocess.run(
                 [sys.executable, "-m", "pytest", LIVE_TESTS, "-q", "-p", "no:cacheprovider"],
