@@ -49,6 +49,7 @@ from games.consumers_moderation import MODERATOR_HANDLERS
 from games.models import Table, to_instant
 from live import LIVE, LOG_IN, MAX_FRAME, PING_EVERY, PONGS, LiveSocket, in_pool
 from live.presence import PONG_RECORD_EVERY, mark_absent, mark_present
+from live.tables import NoSuchTable
 
 
 class TableConsumer(LiveSocket):
@@ -63,22 +64,35 @@ class TableConsumer(LiveSocket):
     # render of this socket's own drew them): the next move sends only the boxes changed.
     boxes_event: str | None = None
     pong_recorded: float = float("-inf")
+    joined_at: float = float("-inf")  # when it joined the table's group
     pinger: asyncio.Task | None = None
 
-    def may_open(self) -> bool:
+    async def admission(self) -> int | None:
+        """May this viewer watch the table? Judged on the table's fresh read, which the
+        page needs anyway and which the sockets opening together share (``LIVE.fresh``):
+        the group is joined first, so the read misses no change. Only a viewer the read
+        does not show in (a private table) costs a query of his own."""
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        table = Table.objects.filter(pk=self.table_id).first()
-        if table is None:
-            return False
-        session = self.scope.get("session") or {}
-        return selectors.can_view_table(table, self.user, session.get("invited_tables", []))
+        await self.join(self.listen())
+        self.joined_at = time.monotonic()  # every change after this reaches the socket
+        try:
+            snapshot = await LIVE.fresh(self.table_id, since=self.joined_at)
+        except NoSuchTable:
+            return self.refused_code
+        invited = (self.scope.get("session") or {}).get("invited_tables", [])
+        if selectors.sees_table(snapshot, self.user, invited):
+            return None
+        if await in_pool(selectors.can_view_table)(snapshot.table, self.user, invited):
+            return None
+        return self.refused_code
 
     def listen(self) -> list[str]:
         return [events.table_group(self.table_id)]
 
     async def opened(self) -> None:
-        joined_at = time.monotonic()  # every change after this reaches the socket
-        await self._send_table(full=True, since=joined_at, arriving=True)
+        if self._is_user():
+            await mark_present(self.table_id, self.user.pk)
+        await self._send_table(full=True, since=self.joined_at)
         if self._has_presence_mark():
             await events.presence_changed(self.table_id, self.user.pk, connected=True)
         self.pinger = asyncio.create_task(self._ping_forever())
@@ -88,7 +102,7 @@ class TableConsumer(LiveSocket):
             self.pinger.cancel()
             if self._is_user():
                 PONGS.forget(self.table_id, self.user.pk)
-                await in_pool(mark_absent)(self.table_id, self.user.pk)
+                await mark_absent(self.table_id, self.user.pk)
                 if self._has_presence_mark():
                     await events.presence_changed(self.table_id, self.user.pk, connected=False)
 
@@ -220,10 +234,9 @@ class TableConsumer(LiveSocket):
         version: int | None = None,
         change: dict[str, Any] | None = None,
         since: float | None = None,
-        arriving: bool = False,
     ) -> None:
         """Send this viewer the table at ``event`` (None: as a fresh read shows it, after
-        ``since``); ``arriving``: the socket just opened, and marks its user present."""
+        ``since``)."""
         snapshot = await LIVE.snapshot(
             self.table_id,
             event=event,
@@ -234,23 +247,35 @@ class TableConsumer(LiveSocket):
         )
         if snapshot.position < self.position and not full:
             return
-        if full:  # the seats, whose tools depend on the viewer's rights (a query)
-            html = await in_pool(self._render_full)(snapshot, event, arriving)
-        else:  # a move: rendered from the snapshot alone, here in the event loop
+        if not full or not self._needs_pool(snapshot, event):
+            # From the snapshot alone, here in the event loop: a move, or a whole table
+            # whose viewer's rights are known (read with his session, ``pan_site.auth``).
             html = self._render_table(snapshot, full, event)
+        else:
+            html = await in_pool(self._render_full)(snapshot, event)
         await self.send(text_data=html)
 
-    def _render_full(
-        self, snapshot: selectors.TableSnapshot, event: str | None, arriving: bool
-    ) -> str:
-        """Everything of the table for this viewer, in one trip to the pool: on a fresh
-        read the clock's layer 1 first (an overdue timeout is applied before the table
-        is shown), and a socket that just opened marks its user present."""
-        if arriving and self._is_user():
-            mark_present(self.table_id, self.user.pk)
+    def _needs_pool(self, snapshot: selectors.TableSnapshot, event: str | None) -> bool:
+        """Whether the whole table needs the database before it is drawn: the viewer's
+        rights (the seats' moderator tools) not read yet or held (which ones is a
+        query), or a fresh read that shows a clock run out (layer 1 applies the timeout
+        first)."""
+        user = self.signed_in_user()
+        return (user is not None and user.rights_held is not False) or (
+            event is None and self._overdue(snapshot)
+        )
+
+    @staticmethod
+    def _overdue(snapshot: selectors.TableSnapshot) -> bool:
         hand = snapshot.hand
-        overdue = hand is not None and hand.clock.flagged(to_instant(timezone.now())) is not None
-        if event is None and overdue and services.hand_check_deadline(hand_id=hand.pk):
+        return hand is not None and hand.clock.flagged(to_instant(timezone.now())) is not None
+
+    def _render_full(self, snapshot: selectors.TableSnapshot, event: str | None) -> str:
+        """Everything of the table for this viewer, in a thread of the pool: on a fresh
+        read the clock's layer 1 first (an overdue timeout is applied before the table
+        is shown)."""
+        overdue = event is None and self._overdue(snapshot)
+        if overdue and services.hand_check_deadline(hand_id=snapshot.hand.pk):
             snapshot = selectors.table_snapshot(table_id=self.table_id)
         return self._render_table(snapshot, True, event)
 

@@ -3,17 +3,24 @@ sockets opened per minute across the site, frames per socket."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import Counter
 from typing import Any
 
 from django.core.cache import cache
 
+from live.cache import UNREACHABLE, loop_client
+
+logger = logging.getLogger(__name__)
+
 COMMAND_BURST, COMMAND_WINDOW = 20, 5.0  # at most 20 frames in 5 seconds per socket
 FLOOD_CLOSE = 5 * COMMAND_BURST  # a socket that keeps sending far past the limit is closed
 MAX_FRAME = 4096  # characters: no command of ours is longer
 CONNECTIONS_PER_MINUTE = 120  # per user (or address): a page opens two (/ws/me/ and its own)
 SOCKETS_PER_USER, SOCKETS_PER_ADDRESS = 12, 40  # open at once, in one process
+
+clock = time.time  # the minute a connection counts in (tests set it)
 
 
 class OpenSockets:
@@ -46,16 +53,32 @@ def who(scope: dict[str, Any]) -> tuple[str, int]:
     return f"ip{client[0]}", SOCKETS_PER_ADDRESS
 
 
-def connection_allowed(scope: dict[str, Any]) -> bool:
+async def connection_allowed(scope: dict[str, Any]) -> bool:
     """Count a new socket against its user's (or address's) budget per minute, in the
-    cache: every process of the site counts together."""
+    cache: every process of the site counts together. On the cache's Redis this is one
+    round trip from the event loop (``INCR`` and ``EXPIRE NX`` in one pipeline,
+    ``live.cache``), not two from a thread of the pool. When Redis cannot be reached the
+    socket is let in (the per-process limit still holds) rather than the whole room
+    turned away."""
     owner, _limit = who(scope)
-    key = f"ws-connects:{owner}:{int(time.time() // 60)}"
-    cache.add(key, 0, 70)
+    name = f"ws-connects:{owner}:{int(clock() // 60)}"
+    client = loop_client()
+    if client is None:  # a cache in the process (the embedded site): no trip at all
+        cache.add(name, 0, 70)
+        try:
+            return cache.incr(name) <= CONNECTIONS_PER_MINUTE
+        except ValueError:
+            return True
+    key = cache.make_key(name)
     try:
-        return cache.incr(key) <= CONNECTIONS_PER_MINUTE
-    except ValueError:
+        async with client.pipeline(transaction=False) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, 70, nx=True)
+            count, _set = await pipe.execute()
+    except UNREACHABLE:
+        logger.warning("the connection budget is not counted: the cache is unreachable")
         return True
+    return int(count) <= CONNECTIONS_PER_MINUTE
 
 
 class FrameWindow:

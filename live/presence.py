@@ -7,6 +7,7 @@ import logging
 
 from django.core.cache import cache
 
+from live.cache import UNREACHABLE, loop_client
 from live.db import in_pool
 
 logger = logging.getLogger(__name__)
@@ -72,11 +73,27 @@ def _write_pongs(batch: dict[tuple[int, int], int]) -> None:
 PONGS = PongBook()
 
 
-def mark_present(table_id: int, user_id: int) -> None:
-    """A player's socket opened at the table (in a thread)."""
-    cache.set(presence_key(table_id, user_id), True, PRESENCE_TTL)
+async def mark_present(table_id: int, user_id: int) -> None:
+    """A player's socket opened at the table: one command from the event loop
+    (``live.cache``). When the cache cannot be reached his mark shows him away; play goes
+    on."""
+    client = loop_client()
+    if client is None:
+        cache.set(presence_key(table_id, user_id), 1, PRESENCE_TTL)
+        return
+    try:
+        await client.set(cache.make_key(presence_key(table_id, user_id)), 1, ex=PRESENCE_TTL)
+    except UNREACHABLE:
+        logger.warning("a presence mark was not written: the cache is unreachable")
 
 
-def mark_absent(table_id: int, user_id: int) -> None:
-    """A player's socket at the table closed (in a thread)."""
-    cache.delete(presence_key(table_id, user_id))
+async def mark_absent(table_id: int, user_id: int) -> None:
+    """A player's socket at the table closed."""
+    client = loop_client()
+    if client is None:
+        cache.delete(presence_key(table_id, user_id))
+        return
+    try:
+        await client.delete(cache.make_key(presence_key(table_id, user_id)))
+    except UNREACHABLE:
+        logger.warning("a presence mark was not deleted: the cache is unreachable")

@@ -98,7 +98,8 @@ class LiveSocket(AsyncWebsocketConsumer):
 
     - ``signed_in_only``: visitors are closed at once (``CLOSE_BANNED``);
     - ``may_open()``: run in a thread before the socket is accepted (a visitor may
-      watch this table?); False closes it with ``refused_code``;
+      watch this tournament?); False closes it with ``refused_code``; or, instead,
+      ``admission()`` in the event loop (the table's: from the read its page needs);
     - ``listen()``: the groups it joins besides its user's;
     - ``opened()`` after it is accepted, ``closing()`` when it closes;
     - ``command(text)``: a text frame within the limits (by default the socket only
@@ -154,6 +155,7 @@ class LiveSocket(AsyncWebsocketConsumer):
             if self.socket_owner is not None:
                 budgets.OPEN_SOCKETS.give_back(self.socket_owner)
                 self.socket_owner = None
+            await self.leave_groups()
             await self.close(code=CLOSE_TRY_LATER)
         elif kind == "websocket.receive":
             await self.refuse(DATABASE_UNREACHABLE)
@@ -172,13 +174,16 @@ class LiveSocket(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_LIMITED)
             return
         self.socket_owner = owner
-        refused = await in_pool(self._admission)()
+        refused = None if await budgets.connection_allowed(self.scope) else CLOSE_LIMITED
+        if refused is None:
+            refused = await self.admission()
         if refused is not None:
+            await self.leave_groups()
+            budgets.OPEN_SOCKETS.give_back(owner)
+            self.socket_owner = None
             await self.close(code=refused)
             return
-        self.listening = tuple(self.listen())
-        for group in self.listening:
-            await self.channel_layer.group_add(group, self.channel_name)
+        await self.join(self.listen())
         if signed_in:
             self.user_group_name = broadcast.user_group(self.user.pk)
             await self.channel_layer.group_add(self.user_group_name, self.channel_name)
@@ -192,6 +197,13 @@ class LiveSocket(AsyncWebsocketConsumer):
         await self.leave_groups()
         await self.closing()
 
+    async def join(self, groups: list[str]) -> None:
+        """Join ``groups`` (those not joined yet): their events reach the socket from now."""
+        for group in groups:
+            if group not in self.listening:
+                await self.channel_layer.group_add(group, self.channel_name)
+                self.listening += (group,)
+
     async def leave_groups(self) -> None:
         for group in self.listening:
             await self.channel_layer.group_discard(group, self.channel_name)
@@ -200,11 +212,13 @@ class LiveSocket(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.user_group_name, self.channel_name)
             self.user_group_name = None
 
-    def _admission(self) -> int | None:
-        """In one trip to the pool: the close code of a socket refused, or None."""
-        if not budgets.connection_allowed(self.scope):
-            return CLOSE_LIMITED
-        return None if self.may_open() else self.refused_code
+    async def admission(self) -> int | None:
+        """The close code of a socket this page may not open, or None: ``may_open`` in a
+        thread of the pool, when the socket's kind has one. A kind may instead join its
+        groups here (``join``) and judge on what it reads for the page anyway."""
+        if type(self).may_open is LiveSocket.may_open:
+            return None
+        return None if await in_pool(self.may_open)() else self.refused_code
 
     def may_open(self) -> bool:
         return True

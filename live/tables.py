@@ -24,6 +24,11 @@ S = TypeVar("S")  # a table's snapshot: the source's own type, opaque here
 
 LAG_REFRESH = 20.0  # the live room reads the players' lags again this often per table
 PRESENCE_BATCH = 0.5  # seconds: the tables due for it within this are read together
+FRESH_BATCH = 100  # tables read together at most, when their sockets open at once
+
+
+class NoSuchTable(LookupError):
+    """The table a socket asked for does not exist."""
 
 
 class Recent(Generic[V]):
@@ -60,6 +65,11 @@ class TableSource(Protocol[S]):
     def read(self, table_id: int, *, frame: S | None, hand_id: int | None) -> S:
         """The table read from the database (in a thread of the pool): only its hand
         ``hand_id`` when ``frame`` allows it, else everything."""
+        ...
+
+    def read_many(self, table_ids: list[int]) -> dict[int, S]:
+        """Several whole tables read together (in a thread of the pool), by id, in as many
+        queries as one; a table that does not exist is left out."""
         ...
 
     def apply(self, frame: S, *, hand_id: int, version: int, change: dict[str, Any]) -> S | None:
@@ -104,7 +114,7 @@ class LiveTables(Generic[S]):
     events, applied to the frame; players' lags are read again every ``presence_ttl``
     seconds, in the background, for the moves after. Only the latest events are kept.
     A socket that opens reads the whole table, in one read with the sockets that open
-    with it (``fresh``).
+    with it, and with the other tables asked for while a read was under way (``fresh``).
     """
 
     def __init__(
@@ -126,6 +136,8 @@ class LiveTables(Generic[S]):
         self._snapshots: Recent[asyncio.Future] = Recent(tables=size, per_table=2)
         # table id -> the last fresh read and when its thread started it (empty: waiting)
         self._fresh: dict[int, tuple[asyncio.Future, list[float]]] = {}
+        self._fresh_waiting: dict[int, tuple[asyncio.Future, list[float]]] = {}
+        self._fresh_reader: asyncio.Task | None = None
         # table id -> (snapshot, when it was read, when its presence was read)
         self._frames: dict[int, tuple[S, float, float]] = {}
         self._renders: Recent[str] = Recent(tables=size, per_table=16)
@@ -203,12 +215,16 @@ class LiveTables(Generic[S]):
         return snapshot
 
     async def fresh(self, table_id: int, *, since: float) -> S:
-        """A read of the whole table that started after ``since`` (a monotonic time).
+        """A read of the whole table that started after ``since`` (a monotonic time);
+        ``NoSuchTable`` when there is none.
 
         A socket that joined the table's group at ``since`` gets every change after such
         a read from events, so the sockets connecting to a table together (a page load,
         everybody coming back after a restart) share one read: one that is waiting for
-        a thread, or that started after they joined, is theirs too.
+        a thread, or that started after they joined, is theirs too. The tables asked for
+        while a read is under way are read together next, in one trip to the pool and
+        as many queries as one table (``TableSource.read_many``): a restart's thousand
+        sockets cost tens of reads, not hundreds.
         """
         entry = self._fresh.get(table_id)
         if entry is not None:
@@ -217,30 +233,51 @@ class LiveTables(Generic[S]):
             if not failed and (not started or started[0] >= since):
                 self.hits += 1
                 return await asyncio.shield(task)
-        started = []  # the thread that reads notes when it starts
-        task = asyncio.ensure_future(self._read(table_id, None, started=started))
-        self._fresh[table_id] = (task, started)
+        self._source()  # none connected: said here, not in the reader
+        loop = asyncio.get_running_loop()
+        entry = (loop.create_future(), [])  # the thread that reads notes when it starts
+        self._fresh[table_id] = self._fresh_waiting[table_id] = entry
         while len(self._fresh) > self.size:
             self._fresh.pop(next(iter(self._fresh)))
-        return await asyncio.shield(task)
+        reader = self._fresh_reader
+        if reader is None or reader.done() or reader.get_loop() is not loop:
+            self._fresh_reader = loop.create_task(self._read_fresh())
+        return await asyncio.shield(entry[0])
 
-    async def _read(
-        self,
-        table_id: int,
-        hand_id: int | None,
-        frame: S | None = None,
-        *,
-        started: list[float] | None = None,
-    ) -> S:
+    async def _read_fresh(self) -> None:
+        """Read the tables waiting for a fresh read, up to ``FRESH_BATCH`` at a time, until
+        none waits."""
+        source = self._source()
+        while self._fresh_waiting:
+            ids = list(self._fresh_waiting)[:FRESH_BATCH]
+            batch = {table_id: self._fresh_waiting.pop(table_id) for table_id in ids}
+
+            def read(batch: dict[int, tuple[asyncio.Future, list[float]]] = batch) -> dict[int, S]:
+                now = time.monotonic()
+                for _future, started in batch.values():
+                    started.append(now)
+                return source.read_many(list(batch))
+
+            self.reads += len(batch)
+            failure: Exception | None = None
+            try:
+                snapshots = await in_pool(read)()
+            except Exception as error:  # each socket says so (DATABASE_DOWN, ...)
+                snapshots, failure = {}, error
+            now = time.monotonic()
+            for table_id, (future, _started) in batch.items():
+                snapshot = snapshots.get(table_id)
+                if snapshot is not None:
+                    self._frames[table_id] = (snapshot, now, now)
+                    future.set_result(snapshot)
+                else:
+                    future.set_exception(failure or NoSuchTable(table_id))
+                    future.exception()  # retrieved: a socket that left need not log it
+
+    async def _read(self, table_id: int, hand_id: int | None, frame: S | None = None) -> S:
         self.reads += 1
         source = self._source()
-
-        def read() -> S:
-            if started is not None:
-                started.append(time.monotonic())
-            return source.read(table_id, frame=frame, hand_id=hand_id)
-
-        snapshot = await in_pool(read)()
+        snapshot = await in_pool(source.read)(table_id, frame=frame, hand_id=hand_id)
         now = time.monotonic()
         self._frames[table_id] = (snapshot, now, now)
         return snapshot

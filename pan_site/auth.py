@@ -27,6 +27,7 @@ from django.contrib import auth
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.sessions.backends.base import SessionBase
 
+from accounts.permissions import holds_rights
 from live.db import DATABASE_DOWN
 
 logger = logging.getLogger(__name__)
@@ -34,12 +35,16 @@ logger = logging.getLogger(__name__)
 
 def session_and_user(cookies: dict[str, str]) -> tuple[SessionBase, Any]:
     """The session the cookies name (a new, empty one if none) and its signed-in user,
-    as Django's ``AuthenticationMiddleware`` would give a request with these cookies."""
+    as Django's ``AuthenticationMiddleware`` would give a request with these cookies,
+    with whether he holds any rights read too (``holds_rights``, kept on the user)."""
     store = import_module(settings.SESSION_ENGINE).SessionStore
     session = store(cookies.get(settings.SESSION_COOKIE_NAME))
     if not session.session_key:
         return session, AnonymousUser()
-    return session, auth.get_user(SimpleNamespace(session=session))  # reads the session
+    user = auth.get_user(SimpleNamespace(session=session))  # reads the session
+    if user.is_authenticated:
+        holds_rights(user)  # kept on the user: a table's socket draws his tools without a trip
+    return session, user
 
 
 _session_and_user_in_pool = DatabaseSyncToAsync(session_and_user, thread_sensitive=False)

@@ -63,6 +63,7 @@ from games.selectors.snapshot import (
     snapshot_after_change,
     table_presence,
     table_snapshot,
+    table_snapshots,
     tables_presence,
     tournament_end,
 )
@@ -74,6 +75,7 @@ from games.selectors.tables import (
     group_moves,
     lobby_tables,
     sees_as_spectator,
+    sees_table,
     table_view,
     visible_chat,
 )
@@ -134,9 +136,11 @@ __all__ = [
     "rules_page",
     "rules_summary",
     "sees_as_spectator",
+    "sees_table",
     "snapshot_after_change",
     "table_presence",
     "table_snapshot",
+    "table_snapshots",
     "table_view",
     "tables_presence",
     "time_control_label",

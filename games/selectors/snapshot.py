@@ -6,14 +6,15 @@ Each viewer's own view is derived from it in ``tables.table_view``."""
 from __future__ import annotations
 
 import copy
-from collections import Counter
-from collections.abc import Callable
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cached_property
 from typing import Any
 
 from django.core.cache import cache
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -254,6 +255,70 @@ def table_snapshot(
         state=hand.engine_state if hand is not None else None,
         tournament_end=tournament_end(table),
     )
+
+
+def table_snapshots(
+    table_ids: Iterable[int], *, now: datetime | None = None
+) -> dict[int, TableSnapshot]:
+    """``table_snapshot`` of several tables, by id, in the same few queries whatever their
+    number (after a restart every table's sockets come back at once); tables that do
+    not exist are left out."""
+    now = now or timezone.now()
+    tables = {t.pk: t for t in Table.objects.select_related("owner").filter(pk__in=table_ids)}
+    if not tables:
+        return {}
+    seats: dict[int, list[Seat]] = _by_parent(Seat.objects, "table", tables)
+    latest = Match.objects.filter(table_id=OuterRef("table_id")).order_by("-started_at")
+    matches: dict[int, Match] = {}
+    for match in Match.objects.filter(table_id__in=tables, pk=Subquery(latest.values("pk")[:1])):
+        match.table = tables[match.table_id]
+        matches[match.pk] = match
+    last_hand = Hand.objects.filter(match_id=OuterRef("match_id")).order_by("-number")
+    hands: dict[int, Hand] = {}
+    for hand in Hand.objects.filter(match_id__in=matches, pk=Subquery(last_hand.values("pk")[:1])):
+        hand.match = matches[hand.match_id]
+        hands[hand.match_id] = hand
+    players: dict[int, list[MatchPlayer]] = _by_parent(MatchPlayer.objects, "match", matches)
+    finished = [pk for pk, match in matches.items() if match.status == Match.Status.FINISHED]
+    changes: defaultdict[int, dict[int, RatingChange]] = defaultdict(dict)
+    for change in RatingChange.objects.filter(match_id__in=finished) if finished else []:
+        changes[change.match_id][change.user_id] = change
+    match_of = {match.table_id: match for match in matches.values()}
+    presence = tables_presence(
+        [
+            (table, players[match_of[pk].pk] if pk in match_of else [])
+            for pk, table in tables.items()
+        ]
+    )
+    snapshots = {}
+    for pk, table in tables.items():
+        match = match_of.get(pk)
+        hand = hands.get(match.pk) if match is not None else None
+        snapshots[pk] = TableSnapshot(
+            table=table,
+            seats=seats.get(pk, []),
+            match=match,
+            hand=hand,
+            match_players=players.get(match.pk, []) if match is not None else [],
+            rating_changes=changes[match.pk] if match is not None else {},
+            presence=presence.get(pk, {}),
+            taken_at=now,
+            state=hand.engine_state if hand is not None else None,
+            tournament_end=tournament_end(table),
+        )
+    return snapshots
+
+
+def _by_parent(manager: Any, parent: str, parents: dict[int, Any]) -> dict[int, list[Any]]:
+    """The rows of ``parents`` (by id) with their users and ratings, in the model's order,
+    by parent id; each holds its parent, as a related manager's rows do (no query when
+    read)."""
+    rows: defaultdict[int, list[Any]] = defaultdict(list)
+    query = manager.filter(**{f"{parent}_id__in": parents}).select_related("user")
+    for row in query.prefetch_related("user__ratings"):
+        setattr(row, parent, parents[getattr(row, f"{parent}_id")])
+        rows[getattr(row, f"{parent}_id")].append(row)
+    return rows
 
 
 def snapshot_after_change(
@@ -572,6 +637,9 @@ class SnapshotSource:
         self, table_id: int, *, frame: TableSnapshot | None, hand_id: int | None
     ) -> TableSnapshot:
         return table_snapshot(table_id=table_id, frame=frame, hand_id=hand_id)
+
+    def read_many(self, table_ids: list[int]) -> dict[int, TableSnapshot]:
+        return table_snapshots(table_ids)
 
     def apply(
         self, frame: TableSnapshot, *, hand_id: int, version: int, change: dict[str, Any]

@@ -137,6 +137,21 @@ def can_view_table(table: Table, user: User | None, invited_tables: list[int]) -
     )
 
 
+def sees_table(snapshot: TableSnapshot, user: User | None, invited_tables: list[int]) -> bool:
+    """``can_view_table`` answered from a read of the table, without a query, for everyone
+    it lets in but a former player of a private table's earlier match (False: ask it)."""
+    table = snapshot.table
+    if table.is_public or table.pk in invited_tables:
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    return (
+        table.owner_id == user.pk
+        or any(seat.user_id == user.pk for seat in snapshot.seats)
+        or any(player.user_id == user.pk for player in snapshot.match_players)
+    )
+
+
 def table_view(
     *,
     table: Table | None = None,

@@ -145,3 +145,39 @@ async def test_a_closed_socket_leaves_no_subscription_behind():
         assert [n for _, n in await redis.pubsub_numsub(mine, group)] == [0, 0]
     finally:
         await redis.aclose()
+
+
+async def test_a_user_may_open_only_so_many_sockets_a_minute_across_the_site(monkeypatch):
+    """The budget per minute is counted in the cache's Redis, where every process of the
+    site counts together: past it a socket is refused (4429), the next minute it opens
+    again, and the count does not outlive its minute by much."""
+    import redis.asyncio as redis_asyncio
+    from channels.testing import WebsocketCommunicator
+    from django.conf import settings
+    from django.core.cache import cache
+
+    import live.budgets as budgets
+    from pan_site.asgi import application
+    from tests.games.ws import ORIGIN, session_cookie
+
+    minute = 29_000_000 * 60.0  # a minute of 2025, whatever the hour of the run
+    monkeypatch.setattr(budgets, "clock", lambda: minute + 30)
+    monkeypatch.setattr(budgets, "CONNECTIONS_PER_MINUTE", 3)
+    table = await database_sync_to_async(make_table)(players=1)
+    path, user = f"/ws/tables/{table.pk}/", table.owner
+    key = cache.make_key(f"ws-connects:u{user.pk}:{int(minute // 60)}")
+    redis = redis_asyncio.Redis.from_url(settings.REDIS_URL)
+    await redis.delete(key)
+    try:
+        for _ in range(3):
+            ws = await connect(path, user)
+            await ws.disconnect()
+        cookie = await session_cookie(user)
+        over = WebsocketCommunicator(application, path, headers=[ORIGIN, (b"cookie", cookie)])
+        assert await over.connect(timeout=10) == (False, CLOSE_LIMITED)
+        assert 0 < await redis.ttl(key) <= 70
+        monkeypatch.setattr(budgets, "clock", lambda: minute + 90)
+        await (await connect(path, user)).disconnect()
+    finally:
+        await redis.delete(key, cache.make_key(f"ws-connects:u{user.pk}:{int(minute // 60) + 1}"))
+        await redis.aclose()

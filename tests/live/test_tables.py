@@ -5,12 +5,14 @@ insides)."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
 
-from live.tables import LiveTables
+from live.tables import LiveTables, NoSuchTable
 
 
 @dataclass(frozen=True)
@@ -27,11 +29,25 @@ class Boards:
 
     def __init__(self) -> None:
         self.reads: list[int] = []
+        self.batches: list[list[int]] = []
         self.version = 1
+        self.missing: set[int] = set()
+        self.hold: threading.Event | None = None  # a batch read waits for it
+        self.failing = False
 
     def read(self, table_id: int, *, frame: Board | None, hand_id: int | None) -> Board:
         self.reads.append(table_id)
         return Board(table_id, hand=7, version=self.version)
+
+    def read_many(self, table_ids: list[int]) -> dict[int, Board]:
+        self.batches.append(sorted(table_ids))
+        self.reads.extend(table_ids)
+        if self.hold is not None:
+            self.hold.wait(5)
+        if self.failing:
+            raise ConnectionError("the database went away")
+        found = [t for t in table_ids if t not in self.missing]
+        return {t: Board(t, hand=7, version=self.version) for t in found}
 
     def apply(
         self, frame: Board, *, hand_id: int, version: int, change: dict[str, Any]
@@ -118,3 +134,35 @@ def test_a_shared_render_is_drawn_once_per_event_and_boxes_are_given_since_the_p
     assert tables.boxes_since(3, "pl", "e2", None, ["a", "b"]) is None
     assert tables.boxes_since(3, "pl", "e3", "e2", ["a", "c"]) == ["a", "b"]
     assert tables.boxes_since(3, "en", "e3", "e2", ["a", "c"]) is None  # not in English
+
+
+@pytest.mark.asyncio
+async def test_tables_asked_while_a_read_is_under_way_are_read_together_next():
+    """After a restart every table's sockets open at once: the tables asked for while a
+    read is under way wait for the next read and share it, and each socket of a table
+    shares its table's."""
+    tables, source = memory()
+    source.hold = threading.Event()
+    first = asyncio.ensure_future(tables.fresh(1, since=0.0))
+    while not source.batches:
+        await asyncio.sleep(0.01)
+    later = [asyncio.ensure_future(tables.fresh(t, since=0.0)) for t in (2, 3, 3, 4)]
+    source.hold.set()
+    boards = await asyncio.gather(first, *later)
+    assert source.batches == [[1], [2, 3, 4]]
+    assert [b.table_id for b in boards] == [1, 2, 3, 3, 4] and boards[2] is boards[3]
+
+
+@pytest.mark.asyncio
+async def test_a_missing_table_and_a_failed_read_are_said_to_their_sockets_alone():
+    tables, source = memory()
+    source.missing = {2}
+    one, two = await asyncio.gather(
+        tables.fresh(1, since=0.0), tables.fresh(2, since=0.0), return_exceptions=True
+    )
+    assert one.table_id == 1 and isinstance(two, NoSuchTable)
+    source.failing = True
+    with pytest.raises(ConnectionError):
+        await tables.fresh(5, since=0.0)
+    source.failing = False
+    assert (await tables.fresh(5, since=0.0)).table_id == 5  # asked again: read again

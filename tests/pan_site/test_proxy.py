@@ -101,7 +101,7 @@ async def test_websocket_budgets_count_the_forwarded_client_only_behind_a_truste
 ):
     seen: list[str] = []
 
-    def refuse_and_record(scope: dict) -> bool:
+    async def refuse_and_record(scope: dict) -> bool:
         seen.append(scope["client"][0])
         return False
 
