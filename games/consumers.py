@@ -307,11 +307,14 @@ class TableConsumer(LiveSocket):
             self.position = snapshot.position
             return "".join(parts)
         self.boxes_event = None
+        # A fresh read's render is shared by the sockets that took the same read (a page
+        # load's, a restart's four seats), by the moment of the read.
+        drawn = event if event is not None else f"read@{snapshot.taken_at.isoformat()}"
         with translation.override(self.language):
             view = selectors.table_view(snapshot=snapshot, viewer=self.user, with_chat=False)
             parts = [
                 self._shared(
-                    ("hand", event, view.can_start, view.can_rematch),
+                    ("hand", drawn, view.can_start, view.can_rematch),
                     lambda: renderers.hand_fragments(view),
                 )
             ]
@@ -321,7 +324,7 @@ class TableConsumer(LiveSocket):
             if full:
                 seats = lambda: renderers.seats_fragment(view)  # noqa: E731
                 if selectors.sees_as_spectator(self.user, snapshot.insiders):
-                    parts.append(self._shared(("seats", event, self._is_user()), seats))
+                    parts.append(self._shared(("seats", drawn, self._is_user()), seats))
                 else:
                     parts.append(seats())
         self.position = snapshot.position

@@ -367,8 +367,8 @@ class LiveTables(Generic[S]):
 
     def shared_at(self, table_id: int, language: str, key: tuple, render: Callable[[], str]) -> str:
         """A fragment of a table rendered once for the viewers of this process who see it
-        alike in ``language``: ``key`` is the kind of view, its event second (a render
-        without an event, a fresh read's, is this viewer's alone)."""
+        alike in ``language``: ``key`` is the kind of view, its event second (a fresh
+        read's render is named by the read; one without a name is this viewer's alone)."""
         if key[1] is None:
             return render()
         return self.shared((table_id, language, *key), render)

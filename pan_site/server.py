@@ -101,9 +101,11 @@ class SiteServer(RedactingServer):
 
     async def drain(self, code: int, *, spread: float, batches: int, grace: float) -> None:
         """Close every open websocket with ``code``, in ``batches`` batches over ``spread``
-        seconds, then wait for their applications at most ``grace`` seconds. (autobahn's
-        ``sendClose`` takes only the application's codes, 1000 and 3000-4999; its
-        ``sendCloseFrame``, which daphne uses for 1011, takes any.)"""
+        seconds, then wait for their applications at most ``grace`` seconds, closing at
+        once every socket whose handshake completes meanwhile (it was under way when
+        the server stopped listening). (autobahn's ``sendClose`` takes only the
+        application's codes, 1000 and 3000-4999; its ``sendCloseFrame``, which daphne
+        uses for 1011, takes any.)"""
         sockets = self.open_websockets()
         logger.info("Stopping: closing %d websockets with %d", len(sockets), code)
         size = max(1, -(-len(sockets) // batches))
@@ -113,19 +115,34 @@ class SiteServer(RedactingServer):
             for protocol in sockets[start : start + size]:
                 if protocol.state == protocol.STATE_OPEN:
                     protocol.sendCloseFrame(code=code, isReply=False)
-        await self.applications_finished(sockets, grace)
+        await self.applications_finished(sockets, grace, code=code)
 
-    async def applications_finished(self, protocols: list[Any], grace: float) -> None:
-        """Return when the applications of ``protocols`` have all finished (or their
-        connections are gone from the server), or after ``grace`` seconds."""
+    async def applications_finished(
+        self, protocols: list[Any], grace: float, *, code: int = CLOSE_SERVICE_RESTART
+    ) -> None:
+        """Return when the applications of ``protocols`` and of every websocket still
+        opening have all finished (or their connections are gone from the server), or
+        after ``grace`` seconds; a websocket that opens meanwhile (its handshake was
+        under way) is closed with ``code`` and waited for too."""
+        closed = set(protocols)
+        late = 0
         give_up = time.monotonic() + grace
         while time.monotonic() < give_up:
-            running = 0
-            for protocol in protocols:
-                application = self.connections.get(protocol, {}).get("application_instance")
-                if application is not None and not application.done():
-                    running += 1
+            for protocol in self.open_websockets():
+                if protocol not in closed:
+                    protocol.sendCloseFrame(code=code, isReply=False)
+                    closed.add(protocol)
+                    late += 1
+            running = sum(
+                1
+                for protocol, details in self.connections.items()
+                if isinstance(protocol, WebSocketProtocol)
+                and (application := details.get("application_instance")) is not None
+                and not application.done()
+            )
             if not running:
+                if late:
+                    logger.info("Stopping: closed %d websockets opened meanwhile", late)
                 return
             await asyncio.sleep(GRACE_POLL)
         logger.warning("Stopping: websockets still closing after %.0f s", grace)

@@ -605,6 +605,28 @@ async def test_sockets_opening_together_share_one_read_and_a_later_one_sees_the_
     assert later.hand.version == g.hand.version + 1
 
 
+async def test_a_page_opened_after_a_move_is_not_shown_an_earlier_pages_render():
+    """What the pages of one read see alike is drawn once for them (named by the read); a
+    page opened after a move is drawn from a read that shows it."""
+    g = await started_table()
+    path = f"/ws/tables/{g.table.pk}/"
+    first = await connect(path, None)
+    before = "".join(await frames_until(first, 'id="seats"'))
+    assert f'data-version="{g.hand.version}"' in before
+    move = g.state.legal_moves()[0]
+    await database_sync_to_async(services.hand_act)(
+        hand_id=g.hand.pk,
+        move={"type": "play", "cards": list(move.cards)},
+        version=g.hand.version,
+        user=g.by_seat[g.state.to_move],
+    )
+    later = await connect(path, None)
+    frame = "".join(await frames_until(later, 'id="seats"'))
+    assert f'data-version="{g.hand.version + 1}"' in frame
+    for ws in (first, later):
+        await ws.disconnect()
+
+
 async def test_opening_a_table_whose_clock_ran_out_shows_the_timeout_applied():
     """Layer 1 of the clock: a page opened after the deadline, before any ticker applied
     it, shows the hand ended on time, never a clock at zero still waiting."""
