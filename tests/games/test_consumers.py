@@ -57,6 +57,18 @@ def started_table(players: int = 2) -> Started:
     )
 
 
+@database_sync_to_async
+def play_first_move(g: Started) -> None:
+    """The player to move plays his first legal move, through the service."""
+    move = g.state.legal_moves()[0]
+    services.hand_act(
+        hand_id=g.hand.pk,
+        move={"type": "play", "cards": list(move.cards)},
+        version=g.hand.version,
+        user=g.by_seat[g.state.to_move],
+    )
+
+
 def hand_cards_in(frame: str) -> set[str]:
     """Card codes shown as one's own hand in a frame."""
     section = re.search(r'id="my-hand".*?</section>', frame, re.S)
@@ -593,13 +605,7 @@ async def test_sockets_opening_together_share_one_read_and_a_later_one_sees_the_
     assert await LIVE.fresh(g.table.pk, since=joined) is first
     assert first.hand.version == g.hand.version
 
-    move = g.state.legal_moves()[0]
-    await database_sync_to_async(services.hand_act)(
-        hand_id=g.hand.pk,
-        move={"type": "play", "cards": list(move.cards)},
-        version=g.hand.version,
-        user=g.by_seat[g.state.to_move],
-    )
+    await play_first_move(g)
     later = await LIVE.fresh(g.table.pk, since=time.monotonic())
     assert LIVE.reads == reads + 2
     assert later.hand.version == g.hand.version + 1
@@ -613,13 +619,7 @@ async def test_a_page_opened_after_a_move_is_not_shown_an_earlier_pages_render()
     first = await connect(path, None)
     before = "".join(await frames_until(first, 'id="seats"'))
     assert f'data-version="{g.hand.version}"' in before
-    move = g.state.legal_moves()[0]
-    await database_sync_to_async(services.hand_act)(
-        hand_id=g.hand.pk,
-        move={"type": "play", "cards": list(move.cards)},
-        version=g.hand.version,
-        user=g.by_seat[g.state.to_move],
-    )
+    await play_first_move(g)
     later = await connect(path, None)
     frame = "".join(await frames_until(later, 'id="seats"'))
     assert f'data-version="{g.hand.version + 1}"' in frame
