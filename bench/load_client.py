@@ -266,11 +266,15 @@ class Seat:
         return False
 
     async def _reconnect(self, run: LoadRun, code: int) -> None:
-        """Open again as the page does after the server dropped the socket."""
-        back = Reconnect(
-            self.table.index, self.index, code, time.monotonic(), upstream_before=self.upstream
-        )
-        run.reconnects.append(back)
+        """Open again as the page does after the server dropped the socket. A socket
+        dropped again before it showed the table (a daphne that stopped as its handshake
+        completed) is still the same coming back: it counts from its first drop."""
+        back = self.coming_back
+        if back is None:
+            back = Reconnect(
+                self.table.index, self.index, code, time.monotonic(), upstream_before=self.upstream
+            )
+            run.reconnects.append(back)
         self.ws, self.position, self.forms = None, None, []
         while not self.closing:
             await asyncio.sleep(random.uniform(0, 2 ** min(back.tries, 6)))

@@ -21,3 +21,17 @@ async def test_a_table_whose_pause_was_cancelled_before_it_ran_plays_in_the_next
     await run.play(0.0)
 
     assert table.acting is None  # the next play() starts the table's next move
+
+
+async def test_a_socket_dropped_again_before_it_showed_the_table_is_one_coming_back() -> None:
+    """Back on a daphne that stopped as its handshake completed, then on another: the
+    time it took counts from the first drop, and it is counted back once it shows the
+    table."""
+    run = LoadRun([[SeatSpec("ws://127.0.0.1:9/ws/tables/1/", "http://127.0.0.1:9")] * 4])
+    seat = run.tables[0].seats[0]
+    seat.closing = True  # no handshake tried here: only the bookkeeping
+    await seat._reconnect(run, 1012)
+    (first,) = run.reconnects
+    seat.coming_back = first  # it opened again, and was dropped before showing the table
+    await seat._reconnect(run, 1012)
+    assert run.reconnects == [first]
