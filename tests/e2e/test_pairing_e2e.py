@@ -17,6 +17,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def press_play_now(page: Page, *, time_control: str, size: str) -> None:
+    # The panel's script is deferred: pressed before it ran, the form posts as a plain
+    # GET to the lobby (as for a reader with scripts off).
+    page.wait_for_load_state("load")
     panel = page.get_by_test_id("play-now")
     panel.locator("select[name=time_control]").select_option(time_control)
     panel.locator("select[name=size]").select_option(size)
