@@ -1154,7 +1154,13 @@ def stopped_on_sigterm() -> Iterator[None]:
     def interrupt(_signum: int, _frame: object) -> None:
         os.kill(os.getpid(), signal.SIGINT)
 
-    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    # A shell without job control starts a command sent to the background with SIGINT
+    # ignored (and Python then leaves it so): SIGTERM would do nothing.
+    signals = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    previous = {sig: signal.getsignal(sig) for sig in signals}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupt)
     try:
         yield
     finally:
