@@ -249,8 +249,12 @@ class HandState(_Slots):
 
     @property
     def history_length(self) -> int:
-        """``len(history)``, without building the entries."""
-        return chain_length(self._hist)
+        """``len(history)``, without building the entries; counting only those newer than
+        the history whose JSON the state keeps (``history_json``)."""
+        known = self._json
+        if known is None:
+            return chain_length(self._hist)
+        return chain_length(self._hist, known[0], len(known[1]))
 
     def history_since(self, count: int) -> tuple[HistoryEntry, ...]:
         """``history[count:]`` (what happened after the first ``count`` entries), building

@@ -174,10 +174,14 @@ def chain_entries(chain: tuple | None, limit: int | None = None) -> list[History
     return entries
 
 
-def chain_length(chain: tuple | None) -> int:
-    """The number of entries in ``chain``."""
+def chain_length(chain: tuple | None, known: tuple | None = None, known_length: int = 0) -> int:
+    """The number of entries in ``chain``; ``known`` is an earlier chain, of
+    ``known_length`` entries, that it may extend: then only the newer cells are counted
+    (a move adds one or two to a history of hundreds)."""
     length = 0
     while chain is not None:
+        if chain is known:
+            return length + known_length
         length += 1
         chain = chain[0]
     return length

@@ -90,6 +90,9 @@ def test_random_legal_hands_keep_every_invariant(rules, players, dealer, seed, d
             move = legal[data.draw(st.integers(0, len(legal) - 1))]
         state = state.apply(move)
         moves.append(move)
+        if data.draw(st.integers(0, 3)) == 0:
+            state.to_json()  # the history's JSON kept: the length counts from it on
+        assert state.history_length == len(state.history)
     check_invariants(state, deck)
     check_views(state)
     assert state.legal_moves() == ()
