@@ -346,10 +346,13 @@ async def settle(servers: list[Server], *, below: float = 0.2, timeout: float = 
 # --- data ---------------------------------------------------------------------------------
 
 
-def seat_tables(count: int, *, label: str) -> list[tuple[int, list[str]]]:
+def seat_tables(
+    count: int, *, label: str, max_actions: int | None = None
+) -> list[tuple[int, list[str]]]:
     """``count`` tables of four signed-in players (distinct owners: table creation is rate
     limited per owner), each match started; for each, its id and the session cookies of
-    seats 0-3 (seat 0 is the owner)."""
+    seats 0-3 (seat 0 is the owner). ``max_actions``: the hands' cut-off, if not the
+    rules' default."""
     from datetime import timedelta
 
     from django.conf import settings
@@ -392,7 +395,7 @@ def seat_tables(count: int, *, label: str) -> list[tuple[int, list[str]]]:
         table = services.table_create(
             owner=owner,
             name=f"{label} {t}",
-            rules=Rules(),
+            rules=Rules() if max_actions is None else Rules(max_actions=max_actions),
             seats=4,
             base_seconds=BASE_SECONDS,
             increment_seconds=0,

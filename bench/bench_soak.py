@@ -13,13 +13,17 @@ Every ``--window-minutes`` (default 5) and at the end it prints one line per win
 
     window K: M-M min moves=.. (../s) p50=.. p99=.. ms errors=.. cpu/move=.. ms
               stolen=..% tables moved=../N new hands=.. rematches=..
+              hands in play=.. actions on average
       rss MB: daphne1=.. daphne2=.. worker=.. beat=.. client=..;
       postgres connections=..; redis clients=.. (ours ..) keys=..
 
-(RSS at the window's end; PostgreSQL's connections to the bench database from
-``pg_stat_activity``; Redis's ``connected_clients`` of the whole server and those on our
-database from ``CLIENT LIST``; the keys under our prefix). Then the verdict, by these
-rules (printed with it):
+(the hands in play: the mean of their actions so far at the window's end, from the
+database: a move's write carries its hand's history, and a hand its players never end
+runs until ``--max-actions`` (the rules' 500, some 17 minutes at this pace) cuts it
+off, so until then the load itself costs more per move; RSS at the window's end;
+PostgreSQL's connections to the bench database from ``pg_stat_activity``; Redis's
+``connected_clients`` of the whole server and those on our database from ``CLIENT
+LIST``; the keys under our prefix). Then the verdict, by these rules (printed with it):
 
 * **flat memory**: each daphne's and the worker's RSS at the end is at most 10 % above
   its RSS at the end of the first window (the first window holds the warm-up: the
@@ -71,6 +75,7 @@ from bench.bench_load import (  # noqa: E402
     tracebacks,
 )
 from bench.load_client import COLLECTOR, Errors, LoadRun, quantile  # noqa: E402
+from games.engine import Rules  # noqa: E402
 
 RSS_GROWTH = 0.10  # at most this much above the end of the first window
 P99_DRIFT = 1.5  # the last window's p99 at most this times the second's
@@ -92,6 +97,13 @@ def parse_options() -> argparse.Namespace:
     parser.add_argument("--pace", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"))
     parser.add_argument("--catch-up", type=float, default=4.0, help="s of backlog at most")
     parser.add_argument("--players", choices=("greedy", "random"), default="greedy")
+    parser.add_argument(
+        "--max-actions",
+        type=int,
+        default=None,
+        help="the hands' cut-off (the rules' default 500: a hand its players never end "
+        "runs some 17 minutes at this pace before it is cut off)",
+    )
     add_socket_options(parser)
     parser.set_defaults(give_up=60.0)  # a soak stops only when the site stopped playing
     parser.add_argument("--label", default="", help="printed in the header (e.g. the commit)")
@@ -115,6 +127,7 @@ class Window:
     tables_moved: int
     new_hands: int
     rematches: int
+    hand_actions: float  # the mean actions so far of the hands in play at the end
     rss_mb: dict[str, float]
     postgres_connections: int
     redis_clients: int
@@ -129,7 +142,8 @@ class Window:
             f"({self.moves / seconds:.1f}/s) p50={self.p50:.0f} p99={self.p99:.0f} ms "
             f"{self.errors.summary()} cpu/move={self.cpu_per_move_ms:.1f} ms "
             f"stolen={self.stolen:.0%} tables moved={self.tables_moved}/{tables} "
-            f"new hands={self.new_hands} rematches={self.rematches}",
+            f"new hands={self.new_hands} rematches={self.rematches} "
+            f"hands in play={self.hand_actions:.0f} actions on average",
             f"  rss MB: {rss}; postgres connections={self.postgres_connections}; redis "
             f"clients={self.redis_clients} (ours {self.redis_clients_ours}) "
             f"keys={self.redis_keys}",
@@ -147,6 +161,24 @@ def postgres_connections() -> int:
             "AND pid <> pg_backend_pid()"
         ).fetchone()
     return row[0] if row else 0
+
+
+def hand_actions() -> float:
+    """The mean actions so far of the hands in play: what a move's write and render
+    carry grows with its hand's history, so a load whose hands lengthen costs more per
+    move without the process changing (hands nobody ends run to the cut-off)."""
+    import psycopg
+
+    from games.models import Action, Hand
+
+    hands, actions = Hand._meta.db_table, Action._meta.db_table
+    with psycopg.connect(os.environ["DATABASE_URL"]) as conn:
+        row = conn.execute(
+            f"SELECT avg(n) FROM (SELECT count(a.hand_id) AS n FROM {hands} h "
+            f"LEFT JOIN {actions} a ON a.hand_id = h.id WHERE h.outcome IS NULL "
+            "GROUP BY h.id) AS live"
+        ).fetchone()
+    return float(row[0] or 0.0) if row else 0.0
 
 
 def redis_state() -> tuple[int, int, int]:
@@ -188,6 +220,7 @@ def take_window(
         tables_moved=len({table.index for table, _ in run.journal}),
         new_hands=run.new_hands,
         rematches=run.rematches,
+        hand_actions=hand_actions(),
         rss_mb={
             **{s.name: rss_kb(s.proc.pid) / 1024 for s in daphnes + watched},
             "client": rss_kb(os.getpid()) / 1024,
@@ -309,7 +342,8 @@ def header(options: argparse.Namespace) -> str:
         f"tables={options.tables} of 4 signed-in players, daphne={options.daphne} "
         f"proxy={options.proxy}, players {options.players}, open pacing {low:g}-{high:g} s "
         f"per move per table (catching up at most {options.catch_up:g} s), "
-        f"clock={BASE_SECONDS}+0 s, bots=0; python {platform.python_version()}; "
+        f"clock={BASE_SECONDS}+0 s, max_actions={options.max_actions or Rules().max_actions}, "
+        f"bots=0; python {platform.python_version()}; "
         f"{code_version()}{'; ' + options.label if options.label else ''}"
     )
 
@@ -326,7 +360,7 @@ def main() -> None:
             workers = start_workers(stack, logs)
             daphnes = start_daphnes(stack, options.daphne, logs=logs, name="daphne")
             via = start_nginx(stack, daphnes, logs=logs) if options.proxy == "nginx" else None
-            data = seat_tables(options.tables, label="soak")
+            data = seat_tables(options.tables, label="soak", max_actions=options.max_actions)
             run = load_run(site_seats(data, daphnes, route="table", via=via), options)
             windows = asyncio.run(soak(run, daphnes, workers, options, options.tables))
             grown = [s.name for s in daphnes] + [s.name for s in workers if s.name != "beat"]
