@@ -4,6 +4,7 @@ complete pass now and then still frees the reference cycles that died meanwhile.
 from __future__ import annotations
 
 import gc
+import logging
 import weakref
 
 import pytest
@@ -44,8 +45,9 @@ def test_set_aside_on_schedule_and_a_complete_pass_frees_dead_cycles(clock):
 
 
 def test_a_complete_pass_at_the_callers_moment_frees_dead_cycles_and_restarts_the_schedule(
-    clock,
+    clock, caplog
 ):
+    caplog.set_level(logging.INFO, logger="core.collector")
     freezer = Freezer(freeze_every=10, full_every=float("inf"), clock=lambda: clock[0])
     old = Cycle()
     dead = weakref.ref(old)
@@ -58,5 +60,7 @@ def test_a_complete_pass_at_the_callers_moment_frees_dead_cycles_and_restarts_th
     assert dead() is not None
     freezer.collect_all()
     assert dead() is None
+    _ms, aside, dead_cycles = caplog.records[-1].args  # what the log says the pass did
+    assert aside > 0 and dead_cycles >= 1
     assert gc.get_freeze_count() > 0
     assert freezer.tick() == ""  # set aside just now
