@@ -466,7 +466,8 @@ class Table:
                 return
         owner = self.seats[0]
         if owner.rematch and self.rematched != owner.position:
-            self.rematched = owner.position
+            # Marked asked when it is sent (``_act``): a pause cut by the end of a
+            # ``play`` asks again in the next one.
             self.acting = asyncio.create_task(self._act(owner, None))
 
     def _pause(self) -> tuple[float, float]:
@@ -491,6 +492,7 @@ class Table:
             if not self.run.playing:
                 return
             if position is None:
+                self.rematched = seat.position
                 self.run.rematches += 1
                 self._sent(due)
                 await seat.send({"action": "rematch"})

@@ -23,6 +23,25 @@ async def test_a_table_whose_pause_was_cancelled_before_it_ran_plays_in_the_next
     assert table.acting is None  # the next play() starts the table's next move
 
 
+async def test_a_rematch_whose_pause_was_cut_by_the_end_of_a_play_is_asked_in_the_next() -> None:
+    run = LoadRun(
+        [[SeatSpec("ws://127.0.0.1:9/ws/tables/1/", "http://127.0.0.1:9")] * 4],
+        pace=(3600.0, 3600.0),  # the owner's pause outlasts the play
+    )
+    (table,) = run.tables
+    owner = table.seats[0]
+    table.complete, owner.rematch, owner.position = True, True, (1, 40)  # the match ended
+    run.playing = True
+    table.next_move()
+    assert table.acting is not None  # the owner's pause before he asks for the rematch
+    await run.play(0.0)  # the play ends during the pause
+    assert table.rematched is None  # not asked
+    run.playing = table.complete = True  # the next play (its sockets open)
+    table.next_move()
+    assert table.acting is not None  # asked in the next play
+    table.acting.cancel()
+
+
 async def test_a_socket_dropped_again_before_it_showed_the_table_is_one_coming_back() -> None:
     """Back on a daphne that stopped as its handshake completed, then on another: the
     time it took counts from the first drop, and it is counted back once it shows the
