@@ -75,6 +75,7 @@ def _lesson_response(
         "title": found.title.in_language(language),
         "paragraphs": found.paragraphs(language),
         "step": step,
+        "answer": request.method == "POST",
         "steps": len(found.steps),
         "task": "" if done else found.steps[step].task.in_language(language),
         "done": found.done.in_language(language) if done else "",

@@ -33,11 +33,17 @@
     }
   }
 
+  // The card a move was made with, given the focus back in the answer. A move posts with
+  // htmx, or as a plain form when it is made before the script is ready (a slow phone):
+  // then the answer is a new page, and the card is kept for it in this tab's storage.
+  var FOCUS_KEY = "pan-learn-focus";
   var focusedCard = null;
-  document.addEventListener("htmx:beforeRequest", function () {
+  document.addEventListener("submit", function (evt) {
+    if (!evt.target.closest || !evt.target.closest("#lesson")) { return; }
     var active = document.activeElement;
     focusedCard = active && active.dataset ? active.dataset.card || null : null;
-  });
+    try { window.sessionStorage.setItem(FOCUS_KEY, focusedCard || ""); } catch (e) { /* storage off */ }
+  }, true);
 
   function handStop(lesson) {
     var cards = Array.prototype.slice.call(lesson.querySelectorAll("#my-hand .hand-cards .card-button"));
@@ -77,7 +83,11 @@
     }
   });
 
-  document.addEventListener("htmx:afterSettle", function () {
+  // At the swap, not at the settle a few milliseconds later: a key pressed in between
+  // would find the focus nowhere. Only the lesson's own swaps: the header's socket swaps
+  // too, and must neither move the focus nor say the answer again.
+  document.addEventListener("htmx:afterSwap", function (evt) {
+    if (!evt.target || evt.target.id !== "lesson") { return; }
     var lesson = document.getElementById("lesson");
     if (lesson) { answered(lesson); }
   });
@@ -85,7 +95,13 @@
   function start() {
     tickCourse();
     var lesson = document.getElementById("lesson");
-    if (lesson) { keepProgress(lesson); }
+    if (!lesson) { return; }
+    if (!lesson.hasAttribute("data-answer")) {
+      keepProgress(lesson);
+      return;
+    }
+    try { focusedCard = window.sessionStorage.getItem(FOCUS_KEY) || null; } catch (e) { /* storage off */ }
+    answered(lesson);
   }
 
   if (document.readyState === "loading") {

@@ -126,6 +126,28 @@ def test_a_refused_move_is_shown_with_the_lesson_started_again(site, page: Page)
     expect(page.locator("#my-hand .card-button")).to_have_count(4)
 
 
+def test_a_move_made_before_the_script_is_ready_is_answered_all_the_same(site, page: Page) -> None:
+    """Without htmx (a slow phone's first moment) a move posts as a plain form: the answer
+    is a new page, which says it and gives the focus back as a swapped answer does."""
+    page.route("**/htmx-*.js", lambda route: route.abort())
+    lesson = next(found for found in lessons() if found.slug == "equal-or-higher")
+    wrong = lesson.steps[0].wrong[0]
+    page.goto(f"{site.url}/learn/{lesson.slug}/")
+    expect(page.get_by_test_id("announcer")).to_have_text("")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    with page.expect_navigation():
+        _make(page, wrong.move)
+    expect(page.get_by_test_id("lesson-wrong")).to_have_text(wrong.why.in_language("en"))
+    expect(page.get_by_test_id("announcer")).to_have_text(wrong.why.in_language("en"))
+    assert _focused(page, "data-card") == wrong.move.cards[0]
+    with page.expect_navigation():
+        _make(page, lesson.steps[0].accept[0])
+    expect(page.get_by_test_id("lesson")).to_have_attribute("data-step", "1")
+    expect(page.get_by_test_id("lesson-wrong")).to_have_count(0)
+    assert _focused(page, "data-card") is not None
+
+
 def test_a_visitors_progress_is_kept_in_his_browser_only(site, browser: Browser) -> None:
     context = browser.new_context(locale="en-GB", viewport={"width": 360, "height": 740})
     page = context.new_page()
