@@ -30,7 +30,7 @@ from games.models import (
     Table,
     to_instant,
 )
-from games.ratings import rating_label
+from games.ratings import attach_ratings, rating_label
 from games.selectors.labels import (
     CardView,
     RuleLine,
@@ -234,14 +234,11 @@ def table_snapshot(
                 taken_at=now,
             )
     table = Table.objects.select_related("owner").get(pk=table_id)  # for its title
-    seats = list(table.seats.select_related("user").prefetch_related("user__ratings"))
+    seats = list(table.seats.select_related("user"))
     match = current_match(table)
     hand = current_hand(match)
-    match_players = (
-        list(match.players.select_related("user").prefetch_related("user__ratings"))
-        if match
-        else []
-    )
+    match_players = list(match.players.select_related("user")) if match else []
+    attach_ratings(row.user for row in [*seats, *match_players])
     finished = match is not None and match.status == Match.Status.FINISHED
     return TableSnapshot(
         table=table,
@@ -315,9 +312,10 @@ def _by_parent(manager: Any, parent: str, parents: dict[int, Any]) -> dict[int, 
     read)."""
     rows: defaultdict[int, list[Any]] = defaultdict(list)
     query = manager.filter(**{f"{parent}_id__in": parents}).select_related("user")
-    for row in query.prefetch_related("user__ratings"):
+    for row in query:
         setattr(row, parent, parents[getattr(row, f"{parent}_id")])
         rows[getattr(row, f"{parent}_id")].append(row)
+    attach_ratings(row.user for parent_rows in rows.values() for row in parent_rows)
     return rows
 
 

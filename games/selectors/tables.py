@@ -6,11 +6,11 @@ sees only the engine's public view (RULES.md §10)."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -18,7 +18,7 @@ from accounts.models import User
 from accounts.permissions import PERM_INTERVENE, may
 from games.engine import Rules, card_label
 from games.models import ChatMessage, Hand, Match, MatchPlayer, Seat, Table
-from games.ratings import is_rated
+from games.ratings import attach_ratings, is_rated
 from games.selectors.labels import (
     CardView,
     RuleLine,
@@ -34,16 +34,23 @@ CHAT_SHOWN = 50
 # --- lobby ---------------------------------------------------------------------------------
 
 
-def lobby_tables() -> QuerySet[Table]:
-    """Public tables still open or in play, newest first, with their seats."""
-    return (
+def lobby_tables() -> list[Table]:
+    """Public tables still open or in play, newest first, with their seats and their
+    players' ratings."""
+    tables = list(
         Table.objects.filter(is_public=True, status__in=[Table.Status.OPEN, Table.Status.PLAYING])
         .select_related("owner")
-        .prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("user")), "seats__user__ratings"
-        )
         .order_by("-created_at")[:100]
     )
+    # Read apart, not prefetched: a prefetched seat holds its table, which holds it (a
+    # reference cycle per table, freed only by the collector's complete pass).
+    seats: defaultdict[int, list[Seat]] = defaultdict(list)
+    for seat in Seat.objects.filter(table__in=tables).select_related("user"):
+        seats[seat.table_id].append(seat)
+    for table in tables:
+        table.lobby_seats = seats[table.pk]
+    attach_ratings(seat.user for table_seats in seats.values() for seat in table_seats)
+    return tables
 
 
 # --- a table for one viewer ----------------------------------------------------------------

@@ -4,13 +4,16 @@ its own read shows, in the same queries whatever the number of tables."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
+from accounts.models import User
 from games import renderers, selectors, services
-from games.models import Hand, Table
+from games.models import Hand, Rating, Table
 from tests.factories import make_table, make_user, play_to_pan_on_time, seated_users
 
 pytestmark = [pytest.mark.django_db, pytest.mark.redis]
@@ -84,3 +87,32 @@ def test_who_may_watch_a_table_is_read_from_the_tables_read():
     assert selectors.sees_table(snapshot, stranger, [table.pk])  # invited
     for user in (owner, guest, stranger, None):
         assert selectors.sees_table(snapshot, user, []) == selectors.can_view_table(table, user, [])
+
+
+def test_a_tables_read_leaves_no_reference_cycle_of_its_players():
+    """A daphne reads its tables all the time: what a read leaves must go when it is
+    dropped, not wait for the collector's complete pass (a player's instance in a cycle
+    holds his ratings and rows with it)."""
+    tables = tables_in_every_state()
+    finished = tables[2]
+    rated = seated_users(finished)[0]
+    Rating.objects.update_or_create(
+        user=rated, speed=finished.speed, defaults={"mu": 30.0, "matches": 12}
+    )
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds unreachable stays in gc.garbage
+    try:
+        for read in (
+            lambda: selectors.table_snapshot(table_id=finished.pk),
+            lambda: selectors.table_snapshots([t.pk for t in tables]),
+            lambda: selectors.lobby_tables(),
+        ):
+            assert read()  # read, shown (below), then dropped
+            gc.collect()
+            assert not [o for o in gc.garbage if isinstance(o, (User, Rating))], read
+            gc.garbage.clear()
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    snapshot = selectors.table_snapshot(table_id=finished.pk)
+    assert f"{1500 + 24 * 5}" in shown(snapshot, None)  # his rating, read without the cycle
