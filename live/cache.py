@@ -11,6 +11,7 @@ it reads its own.
 from __future__ import annotations
 
 import asyncio
+import os
 import weakref
 from collections.abc import AsyncGenerator
 
@@ -28,6 +29,13 @@ _clients: weakref.WeakKeyDictionary[
 
 UNREACHABLE = (redis.ConnectionError, redis.TimeoutError, OSError)
 
+# A command is one short round trip, so a few connections carry a whole restart's
+# handshakes; more commands at once wait for one of them. redis-py's own pool opens a
+# connection per command in flight up to 100 and fails the rest: a thousand sockets
+# coming back at once opened 100 connections and 900 went uncounted.
+CONNECTIONS = 8
+CONNECTION_WAIT = 5.0  # seconds a command waits for a connection before it fails
+
 
 def loop_client() -> redis.asyncio.Redis | None:
     """The running loop's client of the cache's Redis; None when the cache is not Redis
@@ -39,6 +47,12 @@ def loop_client() -> redis.asyncio.Redis | None:
     if entry is None:
         location = settings.CACHES["default"]["LOCATION"]
         url = location[0] if isinstance(location, list | tuple) else location.split(",")[0]
-        client = redis.asyncio.Redis.from_url(url, client_name="pan-live-cache")
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            url,
+            max_connections=CONNECTIONS,
+            timeout=CONNECTION_WAIT,
+            client_name=f"pan-live-cache-{os.getpid()}",
+        )
+        client = redis.asyncio.Redis.from_pool(pool)  # closing the client closes its pool
         entry = _clients[loop] = (client, until_loop_shutdown(client.aclose))
     return entry[0]

@@ -181,3 +181,35 @@ async def test_a_user_may_open_only_so_many_sockets_a_minute_across_the_site(mon
     finally:
         await redis.delete(key, cache.make_key(f"ws-connects:u{user.pk}:{int(minute // 60) + 1}"))
         await redis.aclose()
+
+
+async def test_a_crowd_of_sockets_opening_at_once_is_counted_every_one(monkeypatch):
+    """After a restart every page's sockets come back at once: each counts against its
+    budget (none let in uncounted because the cache was busy), and the loop's client
+    carries them on its few connections rather than opening one per socket."""
+    import os
+
+    import redis.asyncio as redis_asyncio
+    from django.conf import settings
+    from django.core.cache import cache
+
+    import live.budgets as budgets
+    import live.cache
+
+    minute = 29_000_000 * 60.0  # a minute of 2025, whatever the hour of the run
+    monkeypatch.setattr(budgets, "clock", lambda: minute + 30)
+    monkeypatch.setattr(budgets, "CONNECTIONS_PER_MINUTE", 300)
+    scope = {"type": "websocket", "client": ("203.0.113.7", 40000), "user": None}
+    key = cache.make_key(f"ws-connects:ip203.0.113.7:{int(minute // 60)}")
+    redis = redis_asyncio.Redis.from_url(settings.REDIS_URL)
+    await redis.delete(key)
+    try:
+        allowed = await asyncio.gather(*(budgets.connection_allowed(scope) for _ in range(1000)))
+        assert allowed.count(True) == 300
+        assert int(await redis.get(key)) == 1000
+        name = f"pan-live-cache-{os.getpid()}"
+        ours = [c for c in await redis.client_list() if c["name"] == name]
+        assert 0 < len(ours) <= live.cache.CONNECTIONS
+    finally:
+        await redis.delete(key)
+        await redis.aclose()
