@@ -8,7 +8,8 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.screenshots import NAMES, table_in_play
+from games.models import Hand
+from tests.e2e.screenshots import table_in_play
 from tests.e2e.test_fixes_e2e import log_in_any_language
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -186,8 +187,16 @@ def test_a_card_that_may_not_be_played_stays_readable_and_is_marked(
     site, browser: Browser, theme: str
 ):
     table_id, mover = table_in_play(4)
-    # A player waiting for his turn: none of his cards may be played now.
-    viewer = next(f"{name}_4" for name in NAMES if f"{name}_4" != mover)
+    # A player waiting for his turn (none of his cards may be played now) who holds a red
+    # card: the deal is random, and a hand of black cards alone would show no red rank.
+    hand = Hand.objects.filter(match__table_id=table_id).order_by("-number").first()
+    state = hand.engine_state
+    names = {p.seat: p.user.username for p in hand.match.players.select_related("user")}
+    viewer = next(
+        names[seat]
+        for seat in sorted(names)
+        if names[seat] != mover and {card[-1] for card in state.hand(seat)} & {"H", "D"}
+    )
     context = browser.new_context(
         locale="en-GB", viewport={"width": 1280, "height": 800}, color_scheme=theme
     )
