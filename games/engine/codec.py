@@ -14,17 +14,28 @@ This module reads a state through its public interface only.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
-from games.engine.records import Outcome, chain_entries
+from games.engine.records import HistoryEntry, Outcome, chain_entries
 from games.engine.rules import Rules
 
 if TYPE_CHECKING:
     from games.engine.hand import HandState
 
-__all__ = ["STATE_FORMAT", "HistoryJson", "history_json", "state_fields", "state_to_json"]
+__all__ = [
+    "STATE_FORMAT",
+    "HistoryJson",
+    "entry_json",
+    "history_json",
+    "state_fields",
+    "state_to_json",
+]
 
 STATE_FORMAT = 1
+# The history entries' JSON shared between histories (``entry_json``): the plays (a few
+# hundred kinds) stay, and the pick-ups' cards of the hands in play.
+ENTRIES_SHARED = 8192
 STATE_KEYS = frozenset(
     {
         "format",
@@ -53,7 +64,8 @@ def history_json(chain: tuple | None, known: HistoryJson | None) -> HistoryJson:
     only the newer cells are turned into JSON: late in a hand a history holds
     hundreds of entries and a move adds one or two. ``known`` is found by identity of
     its cell, which it holds, so it cannot be mistaken for another chain.
-    The returned list is ``known``'s entries (the same dicts) and the new ones.
+    The returned list is ``known``'s entries (the same dicts) and the new ones, each
+    the dict every history shares for an equal entry (``entry_json``).
     """
     if known is not None and known[0] is chain:
         return known
@@ -67,8 +79,16 @@ def history_json(chain: tuple | None, known: HistoryJson | None) -> HistoryJson:
         cell = cell[0]
     built = list(base)
     if newer:
-        built.extend(entry.to_json() for entry in chain_entries(chain, limit=newer))
+        built.extend(map(entry_json, chain_entries(chain, limit=newer)))
     return chain, built
+
+
+@functools.lru_cache(maxsize=ENTRIES_SHARED)
+def entry_json(entry: HistoryEntry) -> dict[str, Any]:
+    """``entry.to_json()``, one dict for every history that holds an equal entry (never
+    edit it): a live room keeps the histories of hundreds of hands of hundreds of
+    actions each, and most entries repeat (the same seat laying the same card)."""
+    return entry.to_json()
 
 
 def state_to_json(state: HandState) -> dict[str, Any]:

@@ -40,3 +40,26 @@ def test_editing_one_written_history_leaves_the_next_untouched():
     written = state.to_json()["history"]
     written.append({"seat": 9})
     assert state.to_json()["history"] == _history(state)
+
+
+def test_hands_in_memory_share_one_dict_for_each_kind_of_entry():
+    """A live room keeps the JSON of hundreds of long hands: an entry that recurs (a seat
+    laying a card, in this hand or another) is one dict, not one per action."""
+    histories = []
+    for number in range(12):
+        state = deal(Rules(), 4, number % 4, f"shared-entries-{number}")
+        for turn in range(120):
+            if state.outcome is not None:
+                break
+            moves = state.legal_moves()
+            state = state.apply(moves[(turn * 7 + number) % len(moves)])
+            state.to_json()  # the move pipeline writes every state
+        data = state.to_json()
+        assert data["history"] == _history(state)
+        histories.append(data["history"])
+    entries = [entry for history in histories for entry in history]
+    by_value: dict[str, dict] = {}
+    for entry in entries:
+        first = by_value.setdefault(repr(sorted(entry.items())), entry)
+        assert entry is first  # equal entries: the same dict
+    assert len(by_value) < len(entries) / 2
