@@ -26,6 +26,11 @@ a subclass of channels_redis's (which would have to override its private methods
   takes the sender's message as a dict of its own (the values inside are shared). The
   channels of a loop that take the same message from Redis share one decoding
   (``deserialize`` of the same bytes object), each with its own top-level dict.
+- A loop's channels share one subscription, as channels_redis's process-local channels
+  do: ``new_channel`` names a channel ``<prefix>specific.<loop>!<id>``, and a message to
+  it is published on ``<prefix>specific.<loop>!`` with its ``<id>`` in front. Opening
+  a socket's channel costs no trip to Redis once its loop has subscribed, and Redis
+  holds one subscription per loop rather than one per socket.
 - A consumer may take its channel's messages from the queue itself (``inbox``,
   ``drop_channel``) and put messages of its own there (the websocket's frames); a
   sender in the server's loop need not wait for Redis (``announce``).
@@ -71,6 +76,8 @@ ORIGIN_SIZE = 16
 BACKOFF_FIRST = 0.1  # seconds before the subscriber's first reconnection attempt
 BACKOFF_MAX = 5.0
 BLOCKING_TIMEOUT = 10.0  # seconds a sender without a loop waits for Redis to take a message
+LOCAL = "!"  # ends the Redis name a loop's channels share: ``<prefix>specific.<loop>!``
+TARGET_END = b" "  # after the channel's ``<id>`` in a message on that name (never in a name)
 
 # Tasks left running (announced publishes, background unsubscriptions): asyncio keeps only
 # weak references to tasks.
@@ -113,6 +120,13 @@ def decode_hosts(hosts: Any) -> list[dict[str, Any]]:
         else:
             decoded.append({"address": entry})
     return decoded
+
+
+def redis_name(channel: str) -> str:
+    """The Redis channel that carries ``channel``'s messages: a loop's channel (with
+    ``!``) shares its loop's, up to the ``!``; any other name is its own."""
+    local = channel.find(LOCAL)
+    return channel if local < 0 else channel[: local + 1]
 
 
 def _client(host: dict[str, Any], client_name: str) -> Redis:
@@ -332,6 +346,7 @@ class _LoopState:
     def __init__(self, layer: PubSubChannelLayer) -> None:
         self.layer = layer
         self.origin = uuid.uuid4().bytes
+        self.local = self.origin.hex()[:12]  # in the names of this loop's channels
         self.channels: dict[str, asyncio.Queue] = {}
         self.groups: dict[str, set[str]] = {}  # a group's Redis channel -> its channels
         self.memberships: dict[str, set[str]] = {}  # a channel -> its groups' Redis channels
@@ -352,8 +367,9 @@ class _LoopState:
 
     async def open_channel(self, channel: str) -> asyncio.Queue:
         queue = self.channels[channel] = asyncio.Queue()
+        name = redis_name(channel)
         try:
-            await self.shard(channel).subscribe(channel)
+            await self.shard(name).subscribe(name)
         except BaseException:
             if self.channels.get(channel) is queue:
                 del self.channels[channel]
@@ -371,6 +387,12 @@ class _LoopState:
         if message["type"] != "message":
             return
         data = message["data"]
+        if name.endswith(LOCAL):  # one of this loop's channels: its id first
+            target, _, data = data.partition(TARGET_END)
+            queue = self.channels.get(name + target.decode())
+            if queue is not None:
+                queue.put_nowait(data)
+            return
         if data[:1] == ORIGIN_MARK:
             if data[1 : 1 + ORIGIN_SIZE] == self.origin:
                 return  # this loop's own group message: its channels had it when it was sent
@@ -402,7 +424,7 @@ class _LoopState:
         """Forget ``channel`` and its memberships; the Redis channels nobody here wants now."""
         if self.channels.pop(channel, None) is None:
             return []
-        gone = [channel]
+        gone = [] if LOCAL in channel else [channel]  # the loop's shared name stays
         for name in self.memberships.pop(channel, ()):
             members = self.groups.get(name)
             if members is not None:
@@ -549,21 +571,25 @@ class PubSubChannelLayer(BaseChannelLayer):
 
     async def new_channel(self, prefix: str = "specific.") -> str:
         """A new channel of the running loop, subscribed in Redis when this returns."""
-        channel = f"{self.prefix}{prefix}{uuid.uuid4().hex}"
+        state = self._state()
+        channel = f"{self.prefix}{prefix}{state.local}{LOCAL}{uuid.uuid4().hex[:16]}"
         self.require_valid_channel_name(channel)
-        await self._state().open_channel(channel)
+        await state.open_channel(channel)
         return channel
 
     async def send(self, channel: str, message: dict[str, Any]) -> None:
         self.require_valid_channel_name(channel)
         self._require_message(message)
-        await self._state().shard(channel).publish(channel, self.serialize(message))
+        name, data = redis_name(channel), self.serialize(message)
+        if name != channel:
+            data = channel[len(name) :].encode() + TARGET_END + data
+        await self._state().shard(name).publish(name, data)
 
     async def receive(self, channel: str) -> dict[str, Any]:
         """The channel's next message. Cancelled, the channel is forgotten with its groups
         here and unsubscribed in the background (Channels cancels a consumer's ``receive``
         when the consumer ends)."""
-        self.require_valid_channel_name(channel, receive=True)
+        self.require_valid_channel_name(channel)  # a loop's channel, ``!`` and all
         state = self._state()
         queue = state.channels.get(channel)
         if queue is None:

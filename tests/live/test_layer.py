@@ -21,7 +21,7 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from live.layer import PubSubChannelLayer
+from live.layer import PubSubChannelLayer, redis_name
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.redis]
 
@@ -113,7 +113,7 @@ async def test_new_channel_names_are_unique_and_valid(layers):
     names = [await layer.new_channel() for _ in range(20)]
     assert len(set(names)) == 20
     for name in names:
-        assert NAMES.require_valid_channel_name(name, receive=True)
+        assert NAMES.require_valid_channel_name(name)
 
 
 async def test_a_message_sent_to_a_channel_is_received(layers):
@@ -159,7 +159,7 @@ async def test_a_message_nobody_listens_to_is_dropped_without_blocking(layers, r
 async def test_one_senders_messages_arrive_in_order(layers, redis):
     layer = layers()
     channel = await layer.new_channel()
-    await subscribed(redis, channel)
+    await subscribed(redis, redis_name(channel))
     for n in range(30):
         await layer.send(channel, {"type": "n", "n": n})
     assert [(await receive(layer, channel))["n"] for _ in range(30)] == list(range(30))
@@ -187,12 +187,12 @@ async def test_two_processes_exchange_group_messages_each_once(layers, redis):
 async def test_flush_forgets_waiting_messages_and_the_layer_works_after(layers, redis):
     layer = layers()
     channel = await layer.new_channel()
-    await subscribed(redis, channel)
+    await subscribed(redis, redis_name(channel))
     await layer.send(channel, {"type": "old"})
     await layer.flush()
-    await unsubscribed(redis, channel)
+    await unsubscribed(redis, redis_name(channel))
     receiving = asyncio.ensure_future(receive(layer, channel))
-    await subscribed(redis, channel)
+    await subscribed(redis, redis_name(channel))
     await layer.send(channel, {"type": "new"})
     assert await receiving == {"type": "new"}
     fresh = await layer.new_channel()
@@ -252,9 +252,28 @@ async def test_the_layer_offers_groups_and_flush(layers):
 async def test_group_add_returns_once_redis_has_the_subscription(project, redis):
     layer = project()
     channel = await layer.new_channel()
-    assert (await redis.pubsub_numsub(channel))[0][1] == 1
+    assert (await redis.pubsub_numsub(redis_name(channel)))[0][1] == 1
     await layer.group_add("confirmed", channel)
     assert (await redis.pubsub_numsub(f"{layer.prefix}__group__confirmed"))[0][1] == 1
+
+
+async def test_a_loops_channels_share_one_subscription_and_each_gets_its_own(project, redis):
+    """A daphne opens a channel per socket: it costs no trip to Redis once the loop has
+    subscribed, Redis holds one subscription for them all, and a message to one channel
+    reaches that channel only, from this process or another."""
+    here, there = project(), project()
+    channels = [await here.new_channel() for _ in range(50)]
+    assert len({redis_name(channel) for channel in channels}) == 1
+    assert (await redis.pubsub_numsub(redis_name(channels[0])))[0][1] == 1
+    for n, channel in enumerate(channels):
+        await there.send(channel, {"type": "n", "n": n})
+    for n, channel in enumerate(channels):
+        assert (await receive(here, channel))["n"] == n
+        await nothing_more(here, channel)
+    elsewhere = await there.new_channel()
+    assert redis_name(elsewhere) != redis_name(channels[0])
+    await here.send(elsewhere, {"type": "back"})
+    assert (await receive(there, elsewhere))["type"] == "back"
 
 
 async def test_inbox_holds_a_channels_messages_as_they_came(project, redis):
@@ -284,7 +303,11 @@ async def test_drop_channel_forgets_it_and_unsubscribes_in_the_background(projec
     layer.drop_channel(channel)
     with pytest.raises(KeyError):
         layer.inbox(channel)
-    await unsubscribed(redis, channel)
+    # The channels of a loop share one subscription, which stays for the others.
+    assert (await redis.pubsub_numsub(redis_name(other)))[0][1] == 1
+    await layer.send(channel, {"type": "for-the-dropped"})
+    await layer.send(other, {"type": "for-the-other"})
+    assert (await receive(layer, other))["type"] == "for-the-other"
     await unsubscribed(redis, f"{layer.prefix}__group__left")  # nobody here in it any more
     assert (await redis.pubsub_numsub(f"{layer.prefix}__group__kept"))[0][1] == 1
     await layer.group_send("kept", {"type": "a"})
@@ -420,7 +443,7 @@ async def test_the_subscriber_reconnects_and_subscribes_again_after_redis_droppe
     assert here.deserialize(item) == {"type": "a"}
     ids = [c["id"] for c in await redis.client_list() if c["name"] == subscriber]
     assert ids and killed[0] not in ids
-    await subscribed(redis, channel)  # the channel itself, too
+    await subscribed(redis, redis_name(channel))  # the channel itself, too
     await nothing_more(here, channel)
 
 

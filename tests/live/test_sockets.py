@@ -118,8 +118,9 @@ async def test_too_many_commands_is_said_in_the_viewers_language(saved, browser,
 
 
 async def test_a_closed_socket_leaves_no_subscription_behind():
-    """A table's socket takes its group's messages and its own from one queue
-    (LiveSocket); closed, Redis no longer sends it anything."""
+    """A table's sockets take their group's messages and their own from Redis on the
+    process's subscriptions: one for the group, one for all the process's sockets' own
+    channels (not one per socket). Closed, the table's group is no longer subscribed."""
     import redis.asyncio as redis_asyncio
     from django.conf import settings
 
@@ -133,16 +134,18 @@ async def test_a_closed_socket_leaves_no_subscription_behind():
 
     try:
         before = await subscribed()
-        ws = await connect(f"/ws/tables/{table.pk}/", None)
-        await frames_until(ws, 'id="my-hand"')
-        (mine,) = await subscribed() - before
+        sockets = [await connect(f"/ws/tables/{table.pk}/", None) for _ in range(3)]
+        for ws in sockets:
+            await frames_until(ws, 'id="my-hand"')
+        (mine,) = await subscribed() - before  # one for the three
         assert [n for _, n in await redis.pubsub_numsub(mine, group)] == [1, 1]
-        await ws.disconnect()
+        for ws in sockets:
+            await ws.disconnect()
         for _ in range(100):  # unsubscribing goes on in the background
-            if [n for _, n in await redis.pubsub_numsub(mine, group)] == [0, 0]:
+            if [n for _, n in await redis.pubsub_numsub(group)] == [0]:
                 break
             await asyncio.sleep(0.05)
-        assert [n for _, n in await redis.pubsub_numsub(mine, group)] == [0, 0]
+        assert [n for _, n in await redis.pubsub_numsub(group)] == [0]
     finally:
         await redis.aclose()
 
