@@ -434,7 +434,11 @@ _FIELDS = {"play": {"type", "cards"}, "pickup": {"type", "count"}, "timeout": {"
 
 def move_from_json(data: Any) -> Move:
     """Parse the JSON form of a move; ``MalformedMove`` (a ``ValueError``) with a clear
-    message if malformed."""
+    message if malformed.
+
+    A move the rules' tables hold is returned as their shared instance: a history keeps
+    each action's move, and a live room keeps hundreds of histories. Nothing is added to
+    the shared instances here (the JSON may come from anyone)."""
     if not isinstance(data, dict):
         raise MalformedMove(Malformed.NOT_AN_OBJECT, kind=type(data).__name__)
     kind = data.get("type")
@@ -452,7 +456,9 @@ def move_from_json(data: Any) -> Move:
         cards = data["cards"]
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
             raise MalformedMove(Malformed.CARDS_NOT_CODES)
-        return Play(tuple(cards))
+        play = Play(tuple(cards))
+        return _PLAYS.get(play._ids, play)
     if kind == "pickup":
-        return PickUp(data["count"])
+        pickup = PickUp(data["count"])
+        return _PICKUPS.get(pickup.count, pickup)
     return TIMEOUT

@@ -100,3 +100,26 @@ def test_a_malformed_move_carries_its_code_and_the_cards_as_data(data, code, par
         params,
         str(info.value),
     )
+
+
+def test_a_legal_move_read_from_json_is_the_one_every_history_shares():
+    """A live room keeps the histories of hundreds of hands: a move that comes as JSON (a
+    player's command, a table's event) and is legal is the rules' own instance, so a
+    history holds a reference to it rather than a copy per action."""
+    from games.engine import Rules
+    from games.engine.hand import deal
+    from games.engine.moves import _PLAYS
+
+    state = deal(Rules(), 4, 0, "shared-moves")
+    for _ in range(30):
+        if state.outcome is not None:
+            break
+        legal = state.legal_moves()[-1]
+        parsed = move_from_json(move_to_json(legal))
+        assert parsed is legal
+        state = state.apply(parsed)
+    # What anyone may send is parsed, never added to the shared instances.
+    known = len(_PLAYS)
+    odd = move_from_json({"type": "play", "cards": ["AS", "KD", "9H", "QC", "JS"]})
+    assert odd == Play(("AS", "KD", "9H", "QC", "JS")) and len(_PLAYS) == known
+    assert move_from_json({"type": "pickup", "count": 7}) == PickUp(7)
