@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,19 @@ def test_two_hundred_players_opening_at_once_on_a_fresh_process_all_see_their_ta
     failed = [outcome for outcome in outcomes if outcome != "table"]
     assert not failed, f"{len(failed)} of {len(seats)}: {sorted(set(failed))}"
     assert "Traceback" not in Path(log).read_text(errors="replace")
+
+
+def test_a_fresh_process_has_its_urls_and_views_loaded_before_it_listens():
+    """The first link a fresh process draws (in the first socket's table) does not import
+    the URL configuration and every view while the other sockets wait."""
+    script = (
+        "import sys, django; django.setup(set_prefix=False); "
+        "loaded = lambda: sorted(m for m in ('pan_site.urls', 'games.views') if m in sys.modules); "
+        "before = loaded(); "
+        "from pan_site.warmup import warm_up; warm_up(); "
+        "print(before, loaded())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == ["[]", "['games.views',", "'pan_site.urls']"]
