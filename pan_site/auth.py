@@ -109,7 +109,7 @@ def _users(sessions: dict[str, dict[str, Any]]) -> dict[str, Any]:
         if type(backend).get_user is ModelBackend.get_user:
             found = {
                 user.pk: user
-                for user in User._default_manager.filter(pk__in=list(by_id))
+                for user in User.objects.filter(pk__in=list(by_id))
                 if backend.user_can_authenticate(user)
             }
         else:
