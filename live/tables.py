@@ -98,6 +98,10 @@ class TableSource(Protocol[S]):
         None."""
         ...
 
+    def position(self, frame: S) -> tuple[int, int]:
+        """Where the table stands in ``frame``: later frames stand after earlier ones."""
+        ...
+
 
 class LiveTables(Generic[S]):
     """The live room's memory in one daphne process.
@@ -110,7 +114,11 @@ class LiveTables(Generic[S]):
     when the frame is not the version just before (an event missed, another hand), or
     was last read from the database more than ``frame_ttl`` seconds ago, the table is
     read again, in the pool: only its hand when the frame allows it
-    (``TableSource.read``). Presence changes with its own
+    (``TableSource.read``). What only a read shows (a player's rating after a match at
+    another table) is read again before that, in the background: a move on a frame read
+    more than ``refresh_after`` seconds ago is shown from its change at once, and the
+    table is read for the moves after it, with the other tables due meanwhile
+    (``_refresh_soon``). Presence changes with its own
     events, applied to the frame; players' lags are read again every ``presence_ttl``
     seconds, in the background, for the moves after. Only the latest events are kept.
     A socket that opens reads the whole table, in one read with the sockets that open
@@ -122,9 +130,12 @@ class LiveTables(Generic[S]):
         size: int = 2048,
         frame_ttl: float = 120.0,
         presence_ttl: float = LAG_REFRESH,
+        refresh_after: float = 90.0,
     ) -> None:
         self.size = size  # tables remembered
         self.frame_ttl = frame_ttl
+        self.refresh_after = refresh_after
+        self.refreshes = 0  # tables read again in the background
         self.presence_ttl = presence_ttl
         self.hits = 0
         self.applied = 0  # snapshots built from an event's change, without a read
@@ -147,6 +158,9 @@ class LiveTables(Generic[S]):
         self._lock = threading.Lock()  # renders are shared with the pool's threads
         self._due: dict[int, S] = {}  # presence to read again
         self._presence_reader: asyncio.Task | None = None
+        self._refreshing: set[int] = set()  # tables to read again, or being read
+        self._refresh_waiting: list[int] = []
+        self._refresh_reader: asyncio.Task | None = None
 
     def connect(self, source: TableSource[S]) -> None:
         """The app that owns the tables says how to read and update them (in ``ready()``)."""
@@ -209,8 +223,11 @@ class LiveTables(Generic[S]):
             return None
         self.applied += 1
         self._frames[table_id] = (snapshot, read_at, presence_at)
-        if time.monotonic() - presence_at > self.presence_ttl:
-            self._frames[table_id] = (snapshot, read_at, time.monotonic())
+        now = time.monotonic()
+        if now - read_at > self.refresh_after:
+            self._refresh_soon(table_id)
+        elif now - presence_at > self.presence_ttl:
+            self._frames[table_id] = (snapshot, read_at, now)
             self._presence_due(table_id, snapshot)
         return snapshot
 
@@ -298,6 +315,43 @@ class LiveTables(Generic[S]):
         if entry is None or now - entry[1] > self.frame_ttl:
             return None
         return entry
+
+    def _refresh_soon(self, table_id: int) -> None:
+        """Read the whole table again in the background for the moves after this one, with
+        the other tables due within ``PRESENCE_BATCH`` seconds (in one trip to the pool,
+        up to ``FRESH_BATCH`` tables): the tables whose sockets opened together were read
+        together and come due together. A move meanwhile is shown from its change as
+        ever; a read that a move overtook is dropped (the next move asks again)."""
+        if table_id in self._refreshing:
+            return
+        self._refreshing.add(table_id)
+        self._refresh_waiting.append(table_id)
+        loop = asyncio.get_running_loop()
+        reader = self._refresh_reader
+        if reader is None or reader.done() or reader.get_loop() is not loop:
+            self._refresh_reader = loop.create_task(self._refresh())
+
+    async def _refresh(self) -> None:
+        await asyncio.sleep(PRESENCE_BATCH)
+        source = self._source()
+        while self._refresh_waiting:
+            ids = self._refresh_waiting[:FRESH_BATCH]
+            del self._refresh_waiting[:FRESH_BATCH]
+            started = time.monotonic()
+            self.reads += len(ids)
+            try:
+                found = await in_pool(source.read_many)(ids)
+            except Exception:
+                logger.exception("reading %d tables again failed", len(ids))
+                found = {}
+            for table_id in ids:
+                self._refreshing.discard(table_id)
+                snapshot, entry = found.get(table_id), self._frames.get(table_id)
+                if snapshot is None or entry is None:
+                    continue
+                if source.position(snapshot) >= source.position(entry[0]):
+                    self._frames[table_id] = (snapshot, started, started)
+                    self.refreshes += 1
 
     def _presence_due(self, table_id: int, snapshot: S) -> None:
         """Read the players' lags of the table again for the moves to come (this one shows

@@ -674,3 +674,6 @@ class SnapshotSource:
         if frame.hand is None:
             return None
         return frame.hand, frame.match_players, table_id
+
+    def position(self, frame: TableSnapshot) -> tuple[int, int]:
+        return frame.position

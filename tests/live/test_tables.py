@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from live.tables import LiveTables, NoSuchTable
+from live.tables import PRESENCE_BATCH, LiveTables, NoSuchTable
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ class Boards:
         self.reads: list[int] = []
         self.batches: list[list[int]] = []
         self.version = 1
+        self.players = (1, 2)  # whom a read finds seated
         self.missing: set[int] = set()
         self.hold: threading.Event | None = None  # a batch read waits for it
         self.failing = False
@@ -47,7 +48,7 @@ class Boards:
         if self.failing:
             raise ConnectionError("the database went away")
         found = [t for t in table_ids if t not in self.missing]
-        return {t: Board(t, hand=7, version=self.version) for t in found}
+        return {t: Board(t, hand=7, version=self.version, players=self.players) for t in found}
 
     def apply(
         self, frame: Board, *, hand_id: int, version: int, change: dict[str, Any]
@@ -73,9 +74,12 @@ class Boards:
     def known(self, frame: Board, table_id: int) -> Any:
         return (frame.hand, frame.version)
 
+    def position(self, frame: Board) -> tuple[int, int]:
+        return (frame.hand, frame.version)
 
-def memory() -> tuple[LiveTables[Board], Boards]:
-    tables: LiveTables[Board] = LiveTables()
+
+def memory(**options: float) -> tuple[LiveTables[Board], Boards]:
+    tables: LiveTables[Board] = LiveTables(**options)
     source = Boards()
     tables.connect(source)
     return tables, source
@@ -99,6 +103,37 @@ async def test_a_change_the_kept_table_cannot_take_is_read_again():
     source.version = 5  # events were missed
     read = await tables.snapshot(3, event="e5", hand_id=7, version=5, change={})
     assert read.version == 5 and source.reads == [3, 3]
+
+
+@pytest.mark.asyncio
+async def test_a_table_read_long_ago_shows_a_move_at_once_and_is_read_again_for_the_next():
+    """What only a read shows (here a player seated since) is read again in the
+    background: the move is not held up by the pool, the moves after show the read."""
+    tables, source = memory(refresh_after=0.0)
+    await tables.snapshot(3, event=None)
+    source.players = (1, 5)
+    moved = await tables.snapshot(3, event="e2", hand_id=7, version=2, change={})
+    assert (moved.version, moved.players, source.reads) == (2, (1, 2), [3])
+    source.version = 2
+    await asyncio.sleep(PRESENCE_BATCH + 0.3)
+    assert source.batches == [[3], [3]] and tables.refreshes == 1
+    after = await tables.snapshot(3, event="e3", hand_id=7, version=3, change={})
+    assert (after.version, after.players) == (3, (1, 5))
+
+
+@pytest.mark.asyncio
+async def test_a_read_again_that_a_move_overtook_is_dropped():
+    tables, source = memory(refresh_after=0.0)
+    await tables.snapshot(3, event=None)
+    source.hold = threading.Event()
+    await tables.snapshot(3, event="e2", hand_id=7, version=2, change={})  # read again soon
+    await asyncio.sleep(PRESENCE_BATCH + 0.1)  # the read has started, at version 1
+    tables.refresh_after = 1e9
+    moved = await tables.snapshot(3, event="e3", hand_id=7, version=3, change={})
+    source.hold.set()
+    await asyncio.sleep(0.2)
+    assert moved.version == 3 and tables.refreshes == 0
+    assert tables.known(3) == (7, 3)  # the frame the moves made, not the older read
 
 
 @pytest.mark.asyncio
