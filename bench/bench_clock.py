@@ -458,6 +458,7 @@ def main() -> None:
                     values = lateness_ms(deadlines, timeout=90)
                 report(f"flood, {label}", values, most)
             stop_flood(flood)
+            up("beat")  # "the worker alone" left it down; phase 6 stops both
         day_scale_restart(options.killed, kill, up)
     finally:
         kill(*list(running), sig=signal.SIGTERM)
