@@ -281,6 +281,7 @@ class Hand(models.Model):
     clock_ms = models.JSONField(default=list)
     increment_ms = models.PositiveIntegerField(default=0)
     move_ms = models.PositiveIntegerField(default=0)  # > 0: a correspondence clock (Clock.move_ms)
+    bare_seats = models.PositiveSmallIntegerField(default=0)  # no increment (Clock.bare): Berserk
     turn_started_at = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)
     outcome = models.JSONField(null=True, blank=True)
@@ -334,6 +335,7 @@ class Hand(models.Model):
             clock_ms=self.clock_ms,
             increment_ms=self.increment_ms,
             move_ms=self.move_ms,
+            bare_seats=self.bare_seats,
             to_move=self.state["to_move"],
             turn_started_at=_instant_or_none(self.turn_started_at),
             deadline=_instant_or_none(self.deadline),
@@ -349,6 +351,7 @@ class Hand(models.Model):
         self.clock_ms = stored["clock_ms"]
         self.increment_ms = stored["increment_ms"]
         self.move_ms = stored["move_ms"]
+        self.bare_seats = stored["bare_seats"]
         self.turn_started_at = _moment_or_none(stored["turn_started_at"])
         self.deadline = _moment_or_none(stored["deadline"])
 

@@ -96,9 +96,10 @@ def rating_label(user: User, speed: str) -> str:
 
 def is_rated(*, table: Table, people: int) -> bool:
     """Whether a match at ``table`` with ``people`` people in it (bots not counted) is
-    rated: the table is rated, not a tournament's (whose places are the tournament's),
-    and at least two people play. The one rule of ``match_rate`` and of the table page."""
-    return table.rated and not table.managed and people >= MIN_RATED_PEOPLE
+    rated: the table is rated (an elimination tournament's never is, its places are the
+    tournament's; a rated arena's is, each game a match) and at least two people play.
+    The one rule of ``match_rate`` and of the table page."""
+    return table.rated and people >= MIN_RATED_PEOPLE
 
 
 def _rated_players(match: Match) -> tuple[list[MatchPlayer], int]:
@@ -212,7 +213,6 @@ def rated_matches(models: RatingModels = SITE_MODELS) -> list[Match]:
             models.match.objects.filter(
                 status=Match.Status.FINISHED,
                 table__rated=True,
-                table__managed=False,
             )
         ).order_by("finished_at", "pk")
     )

@@ -23,6 +23,16 @@ from tournaments.seating import MAX_PLAYERS, MAX_SEATS, MIN_PLAYERS, MIN_SEATS
 PAN = 3
 
 
+class Format(models.TextChoices):
+    """The kinds of tournament (their keys in ``tournaments.formats.FORMATS``)."""
+
+    ELIMINATION = "rolling_elimination", _("P-A-N elimination")
+    ARENA = "arena", _("Arena")
+
+
+ARENA_MINUTES_MIN, ARENA_MINUTES_MAX = 20, 180
+
+
 class Tournament(models.Model):
     class Status(models.TextChoices):
         SCHEDULED = "scheduled", _("registration open")
@@ -44,6 +54,17 @@ class Tournament(models.Model):
     bots_allowed = models.BooleanField(_("bots may be registered"), default=False)
     seconds_between_hands = models.FloatField(_("seconds between hands"), default=4.0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SCHEDULED)
+    format = models.CharField(
+        _("format"), max_length=24, choices=Format.choices, default=Format.ELIMINATION
+    )
+    # An arena's length, its smallest table (``seats_per_table`` is its largest) and
+    # whether its games are rated; ``ends_at`` is set at its start.
+    minutes = models.PositiveSmallIntegerField(_("length in minutes"), null=True, blank=True)
+    seats_min = models.PositiveSmallIntegerField(_("smallest table"), default=0)
+    rated = models.BooleanField(_("rated"), default=False)
+    ends_at = models.DateTimeField(null=True, blank=True)
+    # The site's calendar of arenas (``tournaments.calendar``): one tournament per key.
+    calendar_key = models.CharField(max_length=48, blank=True)
 
     class CancelCause(models.TextChoices):
         TOO_FEW = "too_few", _("fewer players registered than the minimum")
@@ -78,6 +99,11 @@ class Tournament(models.Model):
                 condition=models.Q(seats_per_table__gte=MIN_SEATS, seats_per_table__lte=MAX_SEATS),
                 name="tournament_seats_2_to_4",
             ),
+            models.UniqueConstraint(
+                fields=["calendar_key"],
+                condition=~models.Q(calendar_key=""),
+                name="tournament_calendar_once",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -85,6 +111,15 @@ class Tournament(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("tournaments:detail", kwargs={"tournament_id": self.pk})
+
+    @property
+    def is_arena(self) -> bool:
+        return self.format == Format.ARENA
+
+    @property
+    def smallest_table(self) -> int:
+        """An arena's smallest table (an elimination's tables are all of one size)."""
+        return self.seats_min or self.seats_per_table
 
     @property
     def rules(self) -> Rules:
@@ -148,11 +183,26 @@ class TournamentEntry(models.Model):
         related_name="entries",
     )
     position = models.PositiveSmallIntegerField(null=True, blank=True)
+    # An arena's: points, good games in a row (the flame), games finished, the
+    # tie-break, the rating at joining (the ranking before points), paused (not paired),
+    # in the pool since (None: seated, or paused), and the last game's opponents (entry
+    # ids), whom the next pairing avoids while others wait.
+    points = models.DecimalField(max_digits=7, decimal_places=1, default=0)
+    streak = models.PositiveSmallIntegerField(default=0)
+    games_played = models.PositiveSmallIntegerField(default=0)
+    performance = models.FloatField(null=True, blank=True)
+    start_rating = models.IntegerField(default=0)
+    paused = models.BooleanField(default=False)
+    waiting_since = models.DateTimeField(null=True, blank=True)
+    last_opponents = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["tournament", "registered_at", "pk"]
         verbose_name_plural = _("tournament entries")
-        indexes = [models.Index(fields=["tournament", "eliminated_at"])]
+        indexes = [
+            models.Index(fields=["tournament", "eliminated_at"]),
+            models.Index(fields=["tournament", "-points", "-performance"], name="entry_arena_rank"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["tournament", "user"],
@@ -182,6 +232,52 @@ class TournamentEntry(models.Model):
     @property
     def is_in(self) -> bool:
         return self.eliminated_at is None
+
+
+class ArenaGame(models.Model):
+    """One game of an arena: one hand at one of its tables (its match's only hand)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="games")
+    link = models.ForeignKey(TournamentTable, on_delete=models.CASCADE, related_name="games")
+    match = models.OneToOneField("games.Match", on_delete=models.CASCADE, related_name="arena_game")
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    counted = models.BooleanField(default=False)  # False: stopped, or still in play
+
+    class Meta:
+        ordering = ["tournament", "pk"]
+        indexes = [models.Index(fields=["tournament", "finished_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} game {self.pk}"
+
+
+class ArenaPlayer(models.Model):
+    """A player's part in one arena game: his seat, Berserk, and once it is over his
+    place and points (``tournaments.arena_scale``)."""
+
+    game = models.ForeignKey(ArenaGame, on_delete=models.CASCADE, related_name="players")
+    entry = models.ForeignKey(TournamentEntry, on_delete=models.CASCADE, related_name="arena_games")
+    seat = models.PositiveSmallIntegerField()  # the engine's seat in the hand
+    berserk = models.BooleanField(default=False)
+    place_best = models.PositiveSmallIntegerField(null=True, blank=True)
+    place_worst = models.PositiveSmallIntegerField(null=True, blank=True)
+    points = models.DecimalField(max_digits=5, decimal_places=1, null=True, blank=True)
+    doubled = models.BooleanField(default=False)
+    berserk_point = models.BooleanField(default=False)
+    actions = models.PositiveSmallIntegerField(default=0)
+    opponents_rating = models.FloatField(default=0.0)
+
+    class Meta:
+        ordering = ["game", "seat"]
+        indexes = [models.Index(fields=["entry", "game"])]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "entry"], name="arenaplayer_once_per_game"),
+            models.UniqueConstraint(fields=["game", "seat"], name="arenaplayer_seat_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entry} in {self.game}"
 
 
 class TournamentAnnouncement(models.Model):

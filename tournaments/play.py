@@ -67,6 +67,7 @@ def open_table(tournament: Tournament, number: int) -> TournamentTable:
         seats=tournament.seats_per_table,
         base_seconds=tournament.base_seconds,
         increment_seconds=tournament.increment_seconds,
+        rated=tournament.is_arena and tournament.rated,
     )
     return TournamentTable.objects.create(tournament=tournament, table=table, number=number)
 

@@ -20,6 +20,7 @@ from games.engine.moves import (
     move_from_json,
     move_to_json,
 )
+from games.engine.places import Place, hand_places
 from games.engine.records import REASONS, HistoryEntry, Outcome, Reason
 from games.engine.rules import PROFILES, Profile, Rules, profile_for
 from games.engine.shuffle import seed_commitment, shuffled_deck, verify_commitment
@@ -39,6 +40,7 @@ __all__ = [
     "Move",
     "Outcome",
     "PickUp",
+    "Place",
     "Play",
     "Profile",
     "Reason",
@@ -48,6 +50,7 @@ __all__ = [
     "card_label",
     "card_rank_label",
     "deal",
+    "hand_places",
     "is_spade",
     "move_from_json",
     "move_to_json",

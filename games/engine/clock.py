@@ -45,6 +45,8 @@ class Clock:
     running: int | None = None
     since: int | None = None
     move_ms: int = 0
+    # Seats that gain no increment, one bit each (an arena's Berserk: seat 2 is 1 << 2).
+    bare: int = 0
 
     def __post_init__(self) -> None:
         left = self.left_ms
@@ -60,6 +62,8 @@ class Clock:
             raise ValueError("move_ms must be an int >= 0")
         if self.move_ms and self.increment_ms:
             raise ValueError("a correspondence clock (move_ms) has no increment")
+        if type(self.bare) is not int or not 0 <= self.bare < 1 << len(left):
+            raise ValueError("bare must be a mask of the seats: an int from 0")
         if (self.running is None) != (self.since is None):
             raise ValueError("running and since go together: both set, or both None (stopped)")
         if self.running is not None:
@@ -150,10 +154,21 @@ class Clock:
         left = list(stopped.left_ms)
         if self.is_per_move:
             left[mover] = self.move_ms
-        else:
+        elif not self.bare >> mover & 1:
             left[mover] += self.increment_ms
         stepped = replace(stopped, left_ms=tuple(left))
         return stepped if next_seat is None else stepped.start(next_seat, now)
+
+    def berserk(self, seat: int, now: int) -> Clock:
+        """``seat``'s time left is halved and he gains no increment from now on (an
+        arena's Berserk); the running seat's time, charged up to ``now``, runs on."""
+        self._check_seat(seat)
+        was_running = self.running
+        stopped = self.stop(now) if was_running is not None else self
+        left = list(stopped.left_ms)
+        left[seat] //= 2
+        halved = replace(stopped, left_ms=tuple(left), bare=stopped.bare | 1 << seat)
+        return halved if was_running is None else halved.start(was_running, now)
 
     # --- the stored form ----------------------------------------------------------------
 
@@ -167,6 +182,7 @@ class Clock:
         turn_started_at: int | None,
         deadline: int | None,
         move_ms: int = 0,
+        bare_seats: int = 0,
     ) -> Clock:
         """The clock of a stored hand (its fields, with instants for its datetimes):
         running for ``to_move`` while it has both a turn start and a deadline.
@@ -177,7 +193,9 @@ class Clock:
         """
         left = list(clock_ms)
         if turn_started_at is None or deadline is None:
-            return cls(left_ms=tuple(left), increment_ms=increment_ms, move_ms=move_ms)
+            return cls(
+                left_ms=tuple(left), increment_ms=increment_ms, move_ms=move_ms, bare=bare_seats
+            )
         left[to_move] = max(0, -((turn_started_at - deadline) // MICROS_PER_MS))
         return cls(
             left_ms=tuple(left),
@@ -185,6 +203,7 @@ class Clock:
             running=to_move,
             since=turn_started_at,
             move_ms=move_ms,
+            bare=bare_seats,
         )
 
     def to_stored(self) -> dict[str, Any]:
@@ -194,6 +213,7 @@ class Clock:
             "clock_ms": list(self.left_ms),
             "increment_ms": self.increment_ms,
             "move_ms": self.move_ms,
+            "bare_seats": self.bare,
             "turn_started_at": self.since,
             "deadline": self.deadline(),
         }

@@ -65,6 +65,7 @@ class PlayerView:
     rating: str = ""  # a person's shown rating; bots have none
     # Why a bot plays a person's seat: "left" (he stood up, or was removed) or "banned".
     bot_for: str = ""
+    berserk: bool = False  # an arena's Berserk: half the time, no increment (Clock.bare)
 
 
 @dataclass(frozen=True)
@@ -565,6 +566,7 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
                     place=place,
                     rating=rating,
                     bot_for=bot_for,
+                    berserk=bool(clock.bare >> seat & 1),
                 )
             )
         language = translation.get_language()

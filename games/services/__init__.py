@@ -56,6 +56,7 @@ from games.services.tables import (
 )
 from games.services.tournament import (
     SeatedPlayer,
+    tournament_berserk,
     tournament_clocks_start,
     tournament_clocks_stop,
     tournament_hand_deal,
@@ -104,6 +105,7 @@ __all__ = [
     "table_seat_bot_account",
     "table_sit",
     "table_visit",
+    "tournament_berserk",
     "tournament_clocks_start",
     "tournament_clocks_stop",
     "tournament_hand_deal",

@@ -59,6 +59,7 @@ RECORDED_FIELDS = (
     "state",
     "version",
     "clock_ms",
+    "bare_seats",
     "turn_started_at",
     "deadline",
     "outcome",

@@ -38,8 +38,10 @@ def tournament_table_create(
     seats: int,
     base_seconds: int,
     increment_seconds: int,
+    rated: bool = False,
 ) -> Table:
-    """A public table (anyone may watch) with ``seats`` empty seats, in play from the start."""
+    """A public table (anyone may watch) with ``seats`` empty seats, in play from the start;
+    ``rated``: its matches are rated (a rated arena's; an elimination's never are)."""
     table = Table.objects.create(
         owner=owner,
         name=name[:TABLE_NAME_MAX],
@@ -49,6 +51,7 @@ def tournament_table_create(
         base_seconds=base_seconds,
         increment_seconds=increment_seconds,
         is_public=True,
+        rated=rated,
         managed=True,
         status=Table.Status.PLAYING,
     )
@@ -153,6 +156,17 @@ def tournament_clocks_start(*, hand: Hand, now: datetime) -> bool:
     if hand.is_over or hand.deadline is not None:
         return False
     clocks_set(hand, hand.clock.start(hand.state["to_move"], to_instant(now)), now=now)
+    return True
+
+
+def tournament_berserk(*, hand: Hand, seat: int, now: datetime) -> bool:
+    """An arena's Berserk (the hand locked by the caller, in play): ``seat``'s time left
+    is halved and he gains no increment in this hand (``Clock.berserk``); the seats show
+    it. An overdue clock is applied first, as before any move: then nothing else
+    happens and this returns False."""
+    if hand.is_over or hand.deadline is None or timeout_if_overdue(hand, now):
+        return False
+    clocks_set(hand, hand.clock.berserk(seat, to_instant(now)), now=now)
     return True
 
 

@@ -203,6 +203,13 @@ def _player_box(p: selectors.PlayerView, language: str | None) -> SafeString:
             title,
             _("bot · banned") if banned else _("bot · left"),
         )
+    if p.berserk:
+        badge = format_html(
+            '{} <span class="badge berserk" data-testid="berserk" title="{}">{}</span>',
+            badge,
+            _("Berserk: half the time, no increment, a point more if not last"),
+            _("Berserk"),
+        )
     beton = ""
     if p.beton_count:
         beton = format_html(

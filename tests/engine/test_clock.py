@@ -172,6 +172,7 @@ def test_a_running_clock_round_trips_through_the_stored_form():
         "clock_ms": [41_500, 12_345],
         "increment_ms": 3_000,
         "move_ms": 0,
+        "bare_seats": 0,
         "turn_started_at": T0,
         "deadline": T0 + 12_345 * MS,
     }
@@ -252,3 +253,19 @@ def test_a_correspondence_clock_has_no_increment_and_a_positive_move_time():
         Clock.per_move(2, 0)
     with pytest.raises(ValueError):
         Clock(left_ms=(DAY_MS, DAY_MS), move_ms=-1)
+
+
+def test_berserk_halves_the_seats_time_and_takes_away_his_increment():
+    clock = Clock.new(3, 60_000, 2_000).start(0, T0)
+    # Seat 0 goes Berserk 10 s into his turn: 50 s left, halved to 25 s, still running.
+    clock = clock.berserk(0, T0 + 10 * S)
+    assert clock.running == 0 and clock.remaining(0, T0 + 10 * S) == 25_000
+    assert clock.remaining(1, T0 + 10 * S) == 60_000
+    stepped = clock.step(T0 + 15 * S, 1)
+    assert stepped.left_ms[0] == 20_000  # no increment for him
+    after_other = stepped.step(T0 + 16 * S, 2)
+    assert after_other.left_ms[1] == 61_000  # the others keep theirs
+    # A standing seat's time is halved too, and the mask survives the stored form.
+    waiting = after_other.berserk(1, T0 + 17 * S)
+    assert waiting.left_ms[1] == 30_500 and waiting.bare == 0b011
+    assert Clock.from_stored(**waiting.to_stored(), to_move=2) == waiting

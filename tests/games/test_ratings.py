@@ -138,7 +138,7 @@ def test_the_table_says_rated_only_when_its_match_will_be_rated():
     people = [make_user() for _ in range(3)]
     tournament = started(make_tournament(users=people, bots_allowed=False))
     tournament_table = Table.objects.get(pk=hands_in_play(tournament)[0].match.table_id)
-    assert tournament_table.rated and rated_shown(tournament_table) == "tournament"
+    assert not tournament_table.rated and rated_shown(tournament_table) == "tournament"
 
 
 def test_tournament_matches_do_not_change_ratings():

@@ -37,7 +37,8 @@ def test_the_registry_default_is_the_rolling_elimination():
     default = get_format()
     assert isinstance(default, RollingElimination)
     assert isinstance(default, TournamentFormat)
-    assert list(FORMATS) == [DEFAULT_FORMAT] and FORMATS[DEFAULT_FORMAT] is default
+    assert list(FORMATS) == [DEFAULT_FORMAT, "arena"] and FORMATS[DEFAULT_FORMAT] is default
+    assert isinstance(get_format("arena"), TournamentFormat)
     assert services.AdvanceReport is AdvanceReport
     with pytest.raises(KeyError):
         get_format("swiss")

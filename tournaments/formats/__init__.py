@@ -1,14 +1,14 @@
 """Tournament formats: the protocol (``TournamentFormat``), and the registry by name.
 
 ``tournaments.services`` asks ``format_of(tournament)`` which format runs a tournament
-and calls it through the protocol; it never tests a format's name. Today every
-tournament uses ``DEFAULT_FORMAT``, the rolling P-A-N elimination. A later ``format``
-field on ``Tournament`` (choices: the keys of ``FORMATS``, default ``DEFAULT_FORMAT``)
-plugs in at ``format_of`` alone.
+and calls it through the protocol; it never tests a format's name. A tournament chooses
+its format when it is made (``Tournament.format``, the keys of ``FORMATS``): the rolling
+P-A-N elimination (the default) or the Arena.
 """
 
 from __future__ import annotations
 
+from tournaments.formats.arena import Arena
 from tournaments.formats.base import AdvanceReport, Ranking, TournamentFormat
 from tournaments.formats.rolling import RollingElimination
 from tournaments.models import Tournament
@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_FORMAT",
     "FORMATS",
     "AdvanceReport",
+    "Arena",
     "Ranking",
     "RollingElimination",
     "TournamentFormat",
@@ -24,7 +25,7 @@ __all__ = [
     "get_format",
 ]
 
-FORMATS: dict[str, TournamentFormat] = {fmt.name: fmt for fmt in (RollingElimination(),)}
+FORMATS: dict[str, TournamentFormat] = {fmt.name: fmt for fmt in (RollingElimination(), Arena())}
 DEFAULT_FORMAT = RollingElimination.name
 
 
@@ -34,5 +35,5 @@ def get_format(name: str = DEFAULT_FORMAT) -> TournamentFormat:
 
 
 def format_of(tournament: Tournament) -> TournamentFormat:
-    """The format that runs ``tournament``: the default one, until tournaments choose."""
-    return get_format(DEFAULT_FORMAT)
+    """The format that runs ``tournament``, as it chose when it was made."""
+    return get_format(tournament.format or DEFAULT_FORMAT)

@@ -26,7 +26,8 @@ then the rows of tables between hands (table, seats, match).
 
 Where things live: ``lifecycle`` (create, edit, register, announce, start, finished
 hands, the steps between hands), ``staff`` (pause, resume, cancel, disqualify),
-``schedules`` (recurring tournaments and the reminder before a start) and, below
+``schedules`` (recurring tournaments and the reminder before a start), ``arena`` (a
+player's join, pause, withdrawal and Berserk in an arena) and, below
 both, ``_common`` (the settings and their check, permissions, the tournament's lock). This
 package re-exports them, so callers import ``tournaments.services`` only.
 """
@@ -42,6 +43,14 @@ from tournaments.services._common import (
     PERM_MANAGE,
     TournamentSettings,
     tournament_settings_check,
+)
+from tournaments.services.arena import (
+    JOIN_CLOSES_AT,
+    arena_berserk,
+    arena_join,
+    arena_join_closes,
+    arena_pause,
+    arena_withdraw,
 )
 from tournaments.services.lifecycle import (
     ANNOUNCEMENT_MAX,
@@ -77,6 +86,7 @@ __all__ = [
     "CAUSE_STAFF",
     "CAUSE_TOO_FEW",
     "ELIMINATED_FOLLOW_DELAY",
+    "JOIN_CLOSES_AT",
     "MAX_SECONDS_BETWEEN_HANDS",
     "NAME_MAX",
     "PERM_CREATE",
@@ -84,6 +94,11 @@ __all__ = [
     "REMINDER_BEFORE",
     "AdvanceReport",
     "TournamentSettings",
+    "arena_berserk",
+    "arena_join",
+    "arena_join_closes",
+    "arena_pause",
+    "arena_withdraw",
     "on_hand_finished",
     "schedule_check",
     "schedule_create_due",

@@ -21,7 +21,7 @@ from games import services as games
 from games.engine import PROFILES, Rules
 from games.engine.rules import MAX_ACTIONS_MAX, MAX_ACTIONS_MIN
 from tournaments import events
-from tournaments.models import Tournament
+from tournaments.models import ARENA_MINUTES_MAX, ARENA_MINUTES_MIN, Format, Tournament
 from tournaments.seating import MAX_PLAYERS, MAX_SEATS, MIN_PLAYERS, MIN_SEATS
 
 NAME_MAX = 80
@@ -50,6 +50,11 @@ class TournamentSettings:
     increment_seconds: int = 2
     bots_allowed: bool = False
     seconds_between_hands: float = 4.0
+    # An arena's: its length, its smallest table (0: all of ``seats_per_table``), rated.
+    format: str = Format.ELIMINATION
+    minutes: int | None = None
+    seats_min: int = 0
+    rated: bool = False
 
     def rules(self) -> Rules:
         """The profile's rules with the action limit; every hand produces a loser there."""
@@ -74,6 +79,10 @@ class TournamentSettings:
             increment_seconds=tournament.increment_seconds,
             bots_allowed=tournament.bots_allowed,
             seconds_between_hands=tournament.seconds_between_hands,
+            format=tournament.format,
+            minutes=tournament.minutes,
+            seats_min=tournament.seats_min,
+            rated=tournament.rated,
         )
 
 
@@ -109,12 +118,30 @@ def tournament_settings_check(
     games.validate_time_control(settings.base_seconds, settings.increment_seconds)
     if not 0 <= settings.seconds_between_hands <= MAX_SECONDS_BETWEEN_HANDS:
         raise Refused(_("The pause between hands must be between 0 and 60 seconds."))
+    if settings.format not in Format.values:
+        raise Refused(_("Unknown tournament format."))
+    if settings.format == Format.ARENA:
+        _arena_check(settings)
     rules = settings.rules()
     try:
         for players in range(MIN_SEATS, settings.seats_per_table + 1):
             rules.validate_for_players(players)
     except ValueError as exc:
         raise Refused(str(exc)) from exc
+
+
+def _arena_check(settings: TournamentSettings) -> None:
+    minutes = settings.minutes or 0
+    if not ARENA_MINUTES_MIN <= minutes <= ARENA_MINUTES_MAX:
+        raise Refused(
+            _("An arena lasts %(lo)d to %(hi)d minutes.")
+            % {"lo": ARENA_MINUTES_MIN, "hi": ARENA_MINUTES_MAX}
+        )
+    smallest = settings.seats_min or settings.seats_per_table
+    if not MIN_SEATS <= smallest <= settings.seats_per_table or settings.seats_per_table < 3:
+        raise Refused(
+            _("An arena's tables have 3 or 4 seats, or 3 to 4 (2 to 4 with tables of two).")
+        )
 
 
 def _locked(tournament_id: int) -> Tournament:

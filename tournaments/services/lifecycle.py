@@ -20,6 +20,7 @@ from games.models import BotLevel, Hand
 from tournaments import events, play
 from tournaments.formats import AdvanceReport, format_of
 from tournaments.models import (
+    Format,
     Tournament,
     TournamentAnnouncement,
     TournamentEntry,
@@ -318,3 +319,8 @@ def _apply(tournament: Tournament, settings: TournamentSettings) -> None:
     tournament.increment_seconds = settings.increment_seconds
     tournament.bots_allowed = settings.bots_allowed
     tournament.seconds_between_hands = settings.seconds_between_hands
+    tournament.format = settings.format
+    arena = settings.format == Format.ARENA
+    tournament.minutes = settings.minutes if arena else None
+    tournament.seats_min = settings.seats_min if arena else 0
+    tournament.rated = settings.rated and arena
