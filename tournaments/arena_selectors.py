@@ -25,10 +25,10 @@ __all__ = [
     "ArenaRow",
     "Leaderboard",
     "arena_leaderboard",
+    "arena_overtime_ends",
     "arena_player_games",
     "arena_recount",
     "arena_top_table",
-    "arena_overtime_ends",
 ]
 
 PAGE_SIZE = 20
@@ -208,8 +208,7 @@ def arena_recount(tournament: Tournament) -> dict[int, Decimal]:
         .order_by("game_id")
     )
     hands = {
-        h.match_id: h
-        for h in Hand.objects.filter(match_id__in={p.game.match_id for p in parts})
+        h.match_id: h for h in Hand.objects.filter(match_id__in={p.game.match_id for p in parts})
     }
     sizes: dict[int, int] = defaultdict(int)
     for part in parts:

@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from games import services as games
-from games.models import Hand, Table
+from games.models import Hand
 from games.services import Refused
 from tests.factories import make_user
 from tests.tournaments.helpers import make_staff, make_tournament, time_out
@@ -219,9 +219,7 @@ def test_the_countdown_ends_no_new_game_starts_and_games_in_play_count_until_the
     places = list(tournament.entries.order_by("place").values_list("place", "points"))
     assert [p for p, _points in places] == list(range(1, 9))
     assert places[0][1] == max(points for _p, points in places)
-    assert all(
-        arena_recount(tournament)[e.pk] == e.points for e in tournament.entries.all()
-    )
+    assert all(arena_recount(tournament)[e.pk] == e.points for e in tournament.entries.all())
 
 
 def test_a_finished_game_in_time_counts_and_the_podium_is_by_points():
