@@ -114,7 +114,14 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         new = services.table_visit(table_id=table.pk, user=request.user, hand=view.hand)
         view = replace(view, new_actions=min(new, len(view.last_actions)))
     invite_url = request.build_absolute_uri(f"/t/{table.invite_token}/")
-    return render(request, "games/table.html", {"v": view, "invite_url": invite_url})
+    berserk = ""
+    if view.my_seat is not None and view.hand is not None and not view.hand.is_over:
+        berserk = selectors.berserk_url(table, request.user.pk)
+    return render(
+        request,
+        "games/table.html",
+        {"v": view, "invite_url": invite_url, "berserk_url": berserk},
+    )
 
 
 @login_required

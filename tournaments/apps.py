@@ -10,8 +10,9 @@ class TournamentsConfig(AppConfig):
         from core import fragments
         from games import selectors as games_selectors
         from games import signals
-        from tournaments import renderers, selectors, services
+        from tournaments import arena_selectors, renderers, selectors, services
 
         signals.hand_finished.connect(services.on_hand_finished, dispatch_uid="tournaments")
         fragments.register("user.follow", renderers.follow_fragment)
         games_selectors.register_tournament_end(selectors.table_tournament_end)
+        games_selectors.register_berserk(arena_selectors.berserk_offer)

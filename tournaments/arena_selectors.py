@@ -12,20 +12,26 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.db.models import Count, Q
+from django.urls import reverse
+from django.utils import timezone
 
 from accounts.models import User
 from games.engine import Timeout, hand_places
 from games.models import Hand
-from tournaments.arena_scale import GameLine, score_games
+from games.selectors import time_control_label
+from tournaments.arena_scale import SCALE, GameLine, score_games
 from tournaments.formats.arena import arena_rank_order, overtime
 from tournaments.models import ArenaGame, ArenaPlayer, Tournament, TournamentEntry
+from tournaments.services import arena_join_closes
 
 __all__ = [
     "PAGE_SIZE",
+    "ArenaPage",
     "ArenaRow",
     "Leaderboard",
     "arena_leaderboard",
     "arena_overtime_ends",
+    "arena_page",
     "arena_player_games",
     "arena_recount",
     "arena_top_table",
@@ -242,3 +248,108 @@ def arena_recount(tournament: Tournament) -> dict[int, Decimal]:
     for entry_id, games in lines.items():
         points[entry_id] = score_games(games)[0]
     return points
+
+
+@dataclass(frozen=True)
+class ArenaPage:
+    """Everything an arena's page shows to one viewer."""
+
+    tournament: Tournament
+    time_control: str
+    board: Leaderboard
+    me: ArenaRow | None  # the viewer's own row, wherever it is on the leaderboard
+    my_entry: TournamentEntry | None
+    my_games: list[PlayerGame]
+    my_table_url: str | None
+    can_join: bool
+    can_pause: bool
+    can_withdraw: bool
+    join_closes: datetime | None
+    overtime_ends: datetime | None
+    top_table_url: str | None
+    podium: list[ArenaRow]
+    games_played: int
+    players: int
+    scale: list[tuple[int, tuple[int, ...]]]
+
+
+def arena_page(
+    *,
+    tournament: Tournament,
+    viewer: User | None,
+    page: int | None = None,
+    now: datetime | None = None,
+) -> ArenaPage:
+    """The arena's page for ``viewer`` (None or anonymous: a visitor): the leaderboard's
+    page (the viewer's own by default), his rank, his games, what he may do."""
+    now = now or timezone.now()
+    viewer = viewer if viewer is not None and viewer.is_authenticated else None
+    board = arena_leaderboard(tournament=tournament, viewer=viewer, page=page)
+    my_entry = tournament.entries.filter(user=viewer).first() if viewer is not None else None
+    me = None
+    if my_entry is not None and board.my_rank is not None:
+        mine = arena_leaderboard(tournament=tournament, viewer=viewer, page=board.my_page)
+        me = next((r for r in mine.rows if r.is_me), None)
+    closes = arena_join_closes(tournament)
+    status = tournament.status
+    scheduled = status == Tournament.Status.SCHEDULED
+    running = status == Tournament.Status.RUNNING and closes is not None and now < closes
+    playable = viewer is not None and (tournament.bots_allowed or not viewer.is_bot_account)
+    can_join = playable and (
+        (scheduled and (my_entry is None or my_entry.paused))
+        or (running and (my_entry is None or (my_entry.paused and not my_entry.disqualified)))
+    )
+    live = tournament.is_live and (tournament.ends_at is None or now < tournament.ends_at)
+    can_pause = my_entry is not None and live and not my_entry.paused and not my_entry.disqualified
+    top = arena_top_table(tournament) if tournament.is_live else None
+    return ArenaPage(
+        tournament=tournament,
+        time_control=time_control_label(tournament.base_seconds, tournament.increment_seconds),
+        board=board,
+        me=me,
+        my_entry=my_entry,
+        my_games=(
+            arena_player_games(tournament=tournament, entry_id=my_entry.pk) if my_entry else []
+        ),
+        my_table_url=(
+            reverse("games:table", kwargs={"table_id": my_entry.table.table_id})
+            if my_entry is not None and my_entry.table_id is not None
+            else None
+        ),
+        can_join=can_join,
+        can_pause=can_pause,
+        can_withdraw=my_entry is not None and (scheduled or live),
+        join_closes=closes,
+        overtime_ends=arena_overtime_ends(tournament),
+        top_table_url=reverse("games:table", kwargs={"table_id": top}) if top else None,
+        podium=(
+            arena_leaderboard(tournament=tournament, viewer=None, page=1).rows[:3]
+            if status == Tournament.Status.FINISHED
+            else []
+        ),
+        games_played=tournament.games.filter(counted=True).count(),
+        players=board.total,
+        scale=sorted(SCALE.items(), reverse=True),
+    )
+
+
+def berserk_offer(table_id: int, user_id: int) -> str:
+    """Where the player ``user_id`` at the games table ``table_id`` posts his Berserk:
+    an arena's game in play, before his first action and before he took it; else ""
+    (``games.selectors.register_berserk``)."""
+    part = (
+        ArenaPlayer.objects.filter(
+            game__link__table_id=table_id,
+            game__finished_at__isnull=True,
+            entry__user_id=user_id,
+            berserk=False,
+        )
+        .select_related("game")
+        .first()
+    )
+    if part is None:
+        return ""
+    hand = Hand.objects.filter(match_id=part.game.match_id, outcome__isnull=True).first()
+    if hand is None or any(e.seat == part.seat for e in hand.engine_state.history):
+        return ""
+    return reverse("tournaments:berserk", kwargs={"tournament_id": part.game.tournament_id})

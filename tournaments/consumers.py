@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
+from urllib.parse import parse_qs
 
 from core.csrf import socket_csrf_token
 from live import LiveSocket, in_pool
@@ -39,6 +40,14 @@ class TournamentConsumer(LiveSocket):
     async def opened(self) -> None:
         await self.tournament_changed({})  # whatever changed between the page and the socket
 
+    def board_page(self) -> int | None:
+        """The arena leaderboard's page the viewer looks at (``?page=`` of the socket)."""
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        try:
+            return int(query["page"][0])
+        except (KeyError, ValueError):
+            return None
+
     async def closing(self) -> None:
         if self.renderer is not None:
             self.renderer.cancel()
@@ -57,5 +66,6 @@ class TournamentConsumer(LiveSocket):
                 viewer=self.signed_in_user(),
                 language=self.language,
                 csrf_token=socket_csrf_token(self.scope),
+                page=self.board_page(),
             )
             await self.send(text_data=html)

@@ -25,6 +25,7 @@ logger = logging.getLogger(__name__)
 # The tasks (tournaments.tasks) by their registered names: events never import tasks.
 TASK_START, TASK_ADVANCE = "tournaments.start", "tournaments.advance"
 FOLLOW_MOVED, FOLLOW_SEATED, FOLLOW_ELIMINATED = "moved", "seated", "eliminated"
+FOLLOW_PAIRED = "paired"  # an arena seats a player again for his next game
 # Not a move: the reminder a minute before the start rides on the same user event, so the
 # sockets of the floors below need no new handler (tournaments.renderers tells them apart).
 FOLLOW_REMINDER = "reminder"

@@ -28,7 +28,14 @@ from games.services import (
     TIME_PRESETS,
 )
 from tournaments import services
-from tournaments.models import WEEKDAY_NAMES, Tournament, TournamentSchedule
+from tournaments.models import (
+    ARENA_MINUTES_MAX,
+    ARENA_MINUTES_MIN,
+    WEEKDAY_NAMES,
+    Format,
+    Tournament,
+    TournamentSchedule,
+)
 from tournaments.occurrences import WEEKDAY_BITS
 from tournaments.seating import MAX_PLAYERS, MIN_PLAYERS
 from tournaments.services import MAX_SECONDS_BETWEEN_HANDS, TournamentSettings
@@ -41,10 +48,43 @@ def profile_choices() -> list[tuple[str, str]]:
     return [(p.key, p.name_pl if polish else p.name_en) for p in PROFILES.values()]
 
 
+# An arena's table sizes as the form offers them: (smallest, largest).
+ARENA_TABLES = {"4": (4, 4), "3": (3, 3), "3-4": (3, 4), "2-4": (2, 4)}
+
+
 class TournamentForm(forms.Form):
     CUSTOM_TIME_FIELDS = CUSTOM_TIME_FIELDS
 
     name = forms.CharField(label=_("Name"), max_length=80)
+    format = forms.ChoiceField(
+        label=_("Format"),
+        choices=Format.choices,
+        initial=Format.ELIMINATION,
+        required=False,  # a form posted without it (an older page) makes an elimination
+        help_text=_(
+            "P-A-N elimination: everyone from the start to the end. Arena: join any time, a"
+            " game is a hand, points for places."
+        ),
+    )
+    minutes = forms.IntegerField(
+        label=_("Arena: length in minutes"),
+        min_value=ARENA_MINUTES_MIN,
+        max_value=ARENA_MINUTES_MAX,
+        required=False,
+        initial=60,
+    )
+    arena_tables = forms.ChoiceField(
+        label=_("Arena: tables"),
+        choices=[
+            ("4", _("of 4")),
+            ("3", _("of 3")),
+            ("3-4", _("of 3 to 4")),
+            ("2-4", _("of 2 to 4 (two wait for a third first)")),
+        ],
+        initial="3-4",
+        required=False,
+    )
+    rated = forms.BooleanField(label=_("Arena: rated games"), required=False)
     description = forms.CharField(
         label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 4})
     )
@@ -116,17 +156,29 @@ class TournamentForm(forms.Form):
         if low is not None and high is not None and low > high:
             self.add_error("max_players", _("The maximum cannot be below the minimum."))
         clean_time_control(self, data)
+        data["format"] = data.get("format") or Format.ELIMINATION
+        if data.get("format") == Format.ARENA and data.get("minutes") is None:
+            self.add_error("minutes", _("An arena needs its length."))
         return data
 
     def to_settings(self) -> TournamentSettings:
         data = self.cleaned_data
+        arena = data["format"] == Format.ARENA
+        seats = data["seats_per_table"]
+        smallest = 0
+        if arena:
+            smallest, seats = ARENA_TABLES.get(data.get("arena_tables") or "", (3, 4))
         return TournamentSettings(
+            format=data["format"],
+            minutes=data.get("minutes") if arena else None,
+            seats_min=smallest,
+            rated=bool(data.get("rated")) and arena,
             name=data["name"],
             description=data["description"],
             starts_at=data["starts_at"],
             min_players=data["min_players"],
             max_players=data["max_players"],
-            seats_per_table=data["seats_per_table"],
+            seats_per_table=seats,
             profile=data["profile"],
             max_actions=data["max_actions"],
             base_seconds=data["base_seconds"],
@@ -139,8 +191,10 @@ class TournamentForm(forms.Form):
     def initial_of(cls, tournament: Tournament) -> dict[str, Any]:
         """The form filled in with a tournament's settings (the start in local time)."""
         settings = TournamentSettings.of(tournament)
+        sizes = (settings.seats_min or settings.seats_per_table, settings.seats_per_table)
         return {
             **asdict(settings),
+            "arena_tables": next((k for k, v in ARENA_TABLES.items() if v == sizes), "3-4"),
             "starts_at": timezone.localtime(settings.starts_at),
             "time_control": time_control_of(settings.base_seconds, settings.increment_seconds),
         }

@@ -14,15 +14,21 @@ from django.urls import reverse
 from django.utils import translation
 
 from accounts.models import User
-from tournaments import events, selectors
+from tournaments import arena_selectors, events, selectors
 from tournaments.models import Tournament
 
 LIVE_PARTIALS = ("status", "standings", "announcements", "staff-buttons")
+ARENA_PARTIALS = ("mine", "arena-status", "podium", "leaderboard", "my-games")
 FOLLOW_DELAY_MS = {events.FOLLOW_ELIMINATED: 3000, events.FOLLOW_MOVED: 1500}
 
 
 def tournament_fragments(
-    *, tournament_id: int, viewer: User | None, language: str, csrf_token: str
+    *,
+    tournament_id: int,
+    viewer: User | None,
+    language: str,
+    csrf_token: str,
+    page: int | None = None,
 ) -> str:
     """The live parts of the tournament page for one viewer. Their forms post with
     ``csrf_token`` (``core.csrf.socket_csrf_token`` of the viewer's socket): rendered
@@ -30,16 +36,19 @@ def tournament_fragments(
     them refused once they replaced the page's parts."""
     with translation.override(language):
         tournament = Tournament.objects.get(pk=tournament_id)
-        page = selectors.tournament_page(tournament=tournament, viewer=viewer)
+        if tournament.is_arena:  # ``page``: the leaderboard's page the viewer looks at
+            data = arena_selectors.arena_page(tournament=tournament, viewer=viewer, page=page)
+            template, partials = "tournaments/arena.html", ARENA_PARTIALS
+        else:
+            data = selectors.tournament_page(tournament=tournament, viewer=viewer)
+            template, partials = "tournaments/detail.html", LIVE_PARTIALS
         context = {
-            "p": page,
+            "p": data,
             "oob": True,
             "csrf_token": csrf_token,
             "user": viewer if viewer is not None else AnonymousUser(),
         }
-        return "".join(
-            render_to_string(f"tournaments/detail.html#{name}", context) for name in LIVE_PARTIALS
-        )
+        return "".join(render_to_string(f"{template}#{name}", context) for name in partials)
 
 
 def follow_fragment(event: dict[str, Any], language: str) -> str:

@@ -17,6 +17,12 @@ urlpatterns = [
         name="unregister",
     ),
     path("tournaments/<int:tournament_id>/my-table/", views.tournament_follow, name="follow"),
+    path("tournaments/<int:tournament_id>/berserk/", views.arena_berserk, name="berserk"),
+    path(
+        "tournaments/<int:tournament_id>/arena/<str:action>/",
+        views.arena_action,
+        name="arena",
+    ),
     path(
         "tournaments/<int:tournament_id>/staff/<str:action>/",
         views.tournament_staff_action,

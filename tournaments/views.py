@@ -8,13 +8,15 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from core import text
 from core.errors import Refused
-from tournaments import selectors, services
+from tournaments import arena_selectors, selectors, services
 from tournaments.forms import ScheduleForm, TournamentForm
 from tournaments.models import Tournament
 
@@ -37,8 +39,62 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=tournament_id)
+    if tournament.is_arena:
+        page = arena_selectors.arena_page(
+            tournament=tournament, viewer=request.user, page=_page(request)
+        )
+        return render(request, "tournaments/arena.html", {"p": page})
     page = selectors.tournament_page(tournament=tournament, viewer=request.user)
     return render(request, "tournaments/detail.html", {"p": page})
+
+
+def _page(request: HttpRequest) -> int | None:
+    try:
+        return int(request.GET["page"])
+    except (KeyError, ValueError):
+        return None
+
+
+@require_POST
+@login_required
+def arena_action(request: HttpRequest, tournament_id: int, action: str) -> HttpResponse:
+    """A player's own button on an arena's page: join (or come back), pause, withdraw."""
+    actions = {
+        "join": (
+            services.arena_join,
+            _("You are in the arena: you are seated as soon as a table forms."),
+        ),
+        "pause": (services.arena_pause, _("You are paused: you keep your points.")),
+        "withdraw": (services.arena_withdraw, _("You have withdrawn from the arena.")),
+    }
+    if action not in actions:
+        raise Http404(_("Unknown command."))
+    service, done = actions[action]
+    try:
+        service(tournament_id=tournament_id, user=request.user)
+    except Refused as refusal:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(request, done)
+    return redirect("tournaments:detail", tournament_id=tournament_id)
+
+
+@require_POST
+@login_required
+def arena_berserk(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Berserk from the player's table: back to the table, which shows it."""
+    try:
+        services.arena_berserk(tournament_id=tournament_id, user=request.user)
+    except Refused as refusal:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(
+            request, _("Berserk! Half your time, no increment: a point more if you are not last.")
+        )
+    url = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(url, allowed_hosts={request.get_host()}):
+        url = reverse("tournaments:detail", kwargs={"tournament_id": tournament_id})
+    return redirect(url)
 
 
 @require_POST

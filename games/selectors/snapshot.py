@@ -92,6 +92,30 @@ def register_tournament_end(reader: TournamentEndReader) -> None:
     _tournament_end_readers["reader"] = reader
 
 
+# (Table id, user id) -> where his Berserk posts, or "" (an arena's game he may still
+# take it in); the tournaments floor registers the one reader.
+BerserkReader = Callable[[int, int], str]
+_berserk_readers: dict[str, BerserkReader] = {}
+
+
+def register_berserk(reader: BerserkReader) -> None:
+    """``reader`` tells, for a managed table and a player seated there, where his Berserk
+    posts while he may still take it (one reader: the tournaments floor's ``ready()``)."""
+    known = _berserk_readers.get("reader")
+    if known is not None and known is not reader:
+        raise ValueError(f"Berserk already has a reader: {known!r}")
+    _berserk_readers["reader"] = reader
+
+
+def berserk_url(table: Table, user_id: int | None) -> str:
+    """Where the player ``user_id`` at ``table`` posts his Berserk, or "" (no query for a
+    table that is no tournament's)."""
+    reader = _berserk_readers.get("reader")
+    if not table.managed or reader is None or user_id is None:
+        return ""
+    return reader(table.pk, user_id)
+
+
 def tournament_end(table: Table) -> TournamentEnd | None:
     """How the tournament of a managed table ended; None while it goes on, or for a table
     that is no tournament's (no query then)."""

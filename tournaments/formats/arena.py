@@ -251,9 +251,8 @@ class Arena:
         )
         for entry in entries:
             if entry.user_id:
-                events.user_follow_on_commit(
-                    entry.user_id, tournament.pk, kind=events.FOLLOW_SEATED
-                )
+                kind = events.FOLLOW_PAIRED if entry.games_played else events.FOLLOW_SEATED
+                events.user_follow_on_commit(entry.user_id, tournament.pk, kind=kind)
 
     def _end_game(
         self,
