@@ -282,6 +282,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
 # The waits (seconds) a seeker chooses from before he may fill the seats with bots. The
 # browser tests offer one of a second, to fill a table with bots without a real wait.
 PAIRING_WAITS = tuple(int(seconds) for seconds in env_list("PAIRING_WAITS", "10,30,60,120"))
+# The site's calendar of arenas (tournaments.calendar): hourly bullet, blitz and rapid, and
+# a daily one, created by the beat. Off: only the staff's schedules make tournaments.
+ARENA_CALENDAR = env_bool("ARENA_CALENDAR", True)
 
 # --- Cache (rate limits of allauth and of our own) --------------------------------
 if EMBEDDED:

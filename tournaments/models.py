@@ -339,6 +339,17 @@ class TournamentSchedule(models.Model):
     create_ahead_hours = models.PositiveSmallIntegerField(
         _("hours ahead to open registration"), default=24
     )
+    # Every hour of its weekdays at ``time_of_day``'s minute, rather than once a day.
+    every_hour = models.BooleanField(_("every hour"), default=False)
+    format = models.CharField(
+        _("format"), max_length=24, choices=Format.choices, default=Format.ELIMINATION
+    )
+    minutes = models.PositiveSmallIntegerField(_("arena: length in minutes"), null=True, blank=True)
+    seats_min = models.PositiveSmallIntegerField(_("arena: smallest table"), default=0)
+    rated = models.BooleanField(_("arena: rated"), default=False)
+    bots_allowed = models.BooleanField(_("bots may be registered"), default=False)
+    # The site's own calendar of arenas (``tournaments.calendar``): one schedule per key.
+    calendar_key = models.CharField(max_length=32, blank=True)
     active = models.BooleanField(_("active"), default=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournament_schedules"
@@ -357,6 +368,11 @@ class TournamentSchedule(models.Model):
             models.CheckConstraint(
                 condition=models.Q(create_ahead_hours__gte=1, create_ahead_hours__lte=24 * 14),
                 name="tournamentschedule_ahead_1h_to_14d",
+            ),
+            models.UniqueConstraint(
+                fields=["calendar_key"],
+                condition=~models.Q(calendar_key=""),
+                name="tournamentschedule_calendar_once",
             ),
         ]
 

@@ -30,14 +30,29 @@ def weekdays_of(mask: int) -> list[int]:
 
 
 def occurrences_between(
-    *, weekdays: int, at: time, zone: str, after: datetime, until: datetime
+    *,
+    weekdays: int,
+    at: time,
+    zone: str,
+    after: datetime,
+    until: datetime,
+    every_hour: bool = False,
 ) -> Iterator[datetime]:
     """Every occurrence (in UTC, in order) with ``after < occurrence <= until``.
 
     ``after`` and ``until`` are aware datetimes; ``at`` is a naive local time of day in
-    ``zone`` (an IANA name); ``weekdays`` a mask of ``WEEKDAY_BITS``.
+    ``zone`` (an IANA name); ``weekdays`` a mask of ``WEEKDAY_BITS``. With
+    ``every_hour``, every hour of those days at ``at``'s minute (in UTC, so an hour is
+    never skipped nor repeated when the clocks change).
     """
     tz = ZoneInfo(zone)
+    if every_hour:
+        moment = after.astimezone(UTC).replace(minute=at.minute, second=at.second, microsecond=0)
+        while moment <= until:
+            if after < moment and weekdays & WEEKDAY_BITS[moment.astimezone(tz).weekday()]:
+                yield moment
+            moment += timedelta(hours=1)
+        return
     first = after.astimezone(tz).date() - timedelta(days=1)
     last = until.astimezone(tz).date() + timedelta(days=1)
     day = first

@@ -117,6 +117,7 @@ def schedule_rows(*, now: datetime) -> list[ScheduleRow]:
             zone=schedule.time_zone,
             after=now,
             until=until,
+            every_hour=schedule.every_hour,
         )
         rows.append(
             ScheduleRow(
@@ -135,6 +136,15 @@ def schedule_repeats(schedule: TournamentSchedule) -> str:
     """When a schedule repeats, in the active language: "Every day at 8 p.m.", "Every week
     on Monday and Thursday at 8 p.m.". The time is the schedule's local time; its zone is
     named when it is not the site's."""
+    if schedule.every_hour:
+        minute = f"{schedule.time_of_day.minute:02d}"
+        if schedule.weekdays & ALL_DAYS == ALL_DAYS:
+            return _("Every hour at :%(minute)s") % {"minute": minute}
+        days = [str(WEEKDAY_NAMES[day]) for day in weekdays_of(schedule.weekdays)]
+        return _("Every hour at :%(minute)s on %(days)s") % {
+            "minute": minute,
+            "days": get_text_list(days, _("and")),
+        }
     at = formats.time_format(schedule.time_of_day)
     if schedule.time_zone != timezone.get_current_timezone_name():
         at = f"{at} ({schedule.time_zone})"

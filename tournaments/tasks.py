@@ -12,9 +12,10 @@ import logging
 from dataclasses import asdict
 
 from celery import shared_task
+from django.conf import settings
 from django.utils import timezone
 
-from tournaments import services
+from tournaments import calendar, services
 from tournaments.models import Tournament
 
 logger = logging.getLogger(__name__)
@@ -57,7 +58,10 @@ def tournament_sweep() -> dict[str, int]:
 
 @shared_task(name="tournaments.create_scheduled")
 def tournament_create_scheduled() -> int:
-    """Create the tournaments of the staff's schedules that fall within their horizon."""
+    """Create the tournaments of the schedules (the staff's, and the site's calendar of
+    arenas) that fall within their horizon."""
+    if settings.ARENA_CALENDAR:
+        calendar.calendar_ensure()
     return len(services.schedule_create_due(now=timezone.now()))
 
 

@@ -55,6 +55,11 @@ def schedule_settings(schedule: TournamentSchedule, *, starts_at: datetime) -> T
         base_seconds=base_seconds,
         increment_seconds=increment_seconds,
         seconds_between_hands=schedule.seconds_between_hands,
+        bots_allowed=schedule.bots_allowed,
+        format=schedule.format,
+        minutes=schedule.minutes,
+        seats_min=schedule.seats_min,
+        rated=schedule.rated,
     )
 
 
@@ -125,6 +130,7 @@ def _create_occurrences(schedule_id: int, *, now: datetime) -> list[Tournament]:
             zone=schedule.time_zone,
             after=now,
             until=until,
+            every_hour=schedule.every_hour,
         ):
             if starts_at in known:
                 continue
