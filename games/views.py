@@ -20,7 +20,11 @@ from games.speeds import ACTIONS_PER_HAND, Speed
 
 def home(request: HttpRequest) -> HttpResponse:
     """The lobby: open public tables, updated live over a websocket."""
-    context = {"tables": selectors.lobby_tables(), "tv": selectors.tv_table()}
+    context = {
+        "tables": selectors.lobby_tables(),
+        "tv": selectors.tv_table(),
+        "tournaments": selectors.lobby_tournaments(),
+    }
     return render(request, "games/home.html", context)
 
 

@@ -16,3 +16,4 @@ class TournamentsConfig(AppConfig):
         fragments.register("user.follow", renderers.follow_fragment)
         games_selectors.register_tournament_end(selectors.table_tournament_end)
         games_selectors.register_berserk(arena_selectors.berserk_offer)
+        games_selectors.register_lobby_tournaments(selectors.lobby_tournaments)

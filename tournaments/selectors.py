@@ -17,6 +17,7 @@ from accounts.permissions import may
 from games.engine import LETTERS
 from games.models import BotLevel, Hand, Match
 from games.selectors import (
+    LobbyTournament,
     RuleLine,
     TournamentEnd,
     bot_label,
@@ -27,6 +28,7 @@ from tournaments.formats import format_of
 from tournaments.models import (
     PAN,
     WEEKDAY_NAMES,
+    Format,
     ScheduledTournament,
     Tournament,
     TournamentAnnouncement,
@@ -485,3 +487,35 @@ def table_tournament_end(table_id: int) -> TournamentEnd | None:
         )
     )
     return TournamentEnd(cancelled=cancelled, winners=winners, url=tournament.get_absolute_url())
+
+
+LOBBY_SHOWN = 6
+LOBBY_AHEAD = timedelta(hours=1)
+
+
+def lobby_tournaments(*, now: datetime | None = None) -> list[LobbyTournament]:
+    """The tournaments and arenas the lobby shows: those in play (an arena only while
+    players may still join) and those starting within the hour, soonest first."""
+    now = now or timezone.now()
+    status = Tournament.Status
+    rows = (
+        Tournament.objects.filter(
+            Q(status=status.RUNNING, format=Format.ARENA, ends_at__gt=now)
+            | Q(status=status.SCHEDULED, starts_at__lte=now + LOBBY_AHEAD)
+        )
+        .annotate(players=Count("entries"))
+        .order_by("starts_at")[:LOBBY_SHOWN]
+    )
+    return [
+        LobbyTournament(
+            name=t.name,
+            url=t.get_absolute_url(),
+            is_arena=t.is_arena,
+            running=t.status == status.RUNNING,
+            starts_at=t.starts_at,
+            ends_at=t.ends_at,
+            time_control=time_control_label(t.base_seconds, t.increment_seconds),
+            players=t.players,
+        )
+        for t in rows
+    ]

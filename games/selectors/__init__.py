@@ -30,6 +30,11 @@ from games.selectors.labels import (
     rules_summary,
     time_control_label,
 )
+from games.selectors.lobby import (
+    LobbyTournament,
+    lobby_tournaments,
+    register_lobby_tournaments,
+)
 from games.selectors.my_games import MyGame, my_games, waiting_count
 from games.selectors.records import (
     LEADERBOARD_SIZE,
@@ -97,6 +102,7 @@ __all__ = [
     "ExampleView",
     "HandReplay",
     "LeaderRow",
+    "LobbyTournament",
     "MoveOption",
     "MyGame",
     "PlayerRecord",
@@ -128,6 +134,7 @@ __all__ = [
     "lag_key",
     "leaderboard",
     "lobby_tables",
+    "lobby_tournaments",
     "move_days_label",
     "move_in_words",
     "my_games",
@@ -136,6 +143,7 @@ __all__ = [
     "profile_name",
     "rating_delta",
     "register_berserk",
+    "register_lobby_tournaments",
     "register_tournament_end",
     "rules_page",
     "rules_summary",

@@ -125,3 +125,13 @@ def services_join(arena, user):
     from tournaments import services
 
     services.arena_join(tournament_id=arena.pk, user=user)
+
+
+def test_the_lobby_lists_an_arena_in_play_and_one_about_to_start():
+    running = start(make_arena(bots=4, name="Lunch arena"))
+    make_arena(name="Soon arena", starts_in=1800)
+    make_arena(name="Tomorrow arena", starts_in=86400)
+    html = client_for(make_user()).get("/").content.decode()
+    assert 'data-testid="lobby-tournaments"' in html
+    assert "Lunch arena" in html and "Soon arena" in html and "Tomorrow arena" not in html
+    assert running.get_absolute_url() in html

@@ -1,0 +1,41 @@
+"""What the lobby shows beside its tables that other floors own: the tournaments and
+arenas about to start or in play (the tournaments floor registers the reader, so games
+never imports it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+__all__ = ["LobbyTournament", "lobby_tournaments", "register_lobby_tournaments"]
+
+
+@dataclass(frozen=True)
+class LobbyTournament:
+    name: str
+    url: str
+    is_arena: bool
+    running: bool
+    starts_at: datetime
+    ends_at: datetime | None
+    time_control: str
+    players: int
+
+
+LobbyReader = Callable[[], list[LobbyTournament]]
+_readers: dict[str, LobbyReader] = {}
+
+
+def register_lobby_tournaments(reader: LobbyReader) -> None:
+    """``reader`` lists the tournaments the lobby shows (one reader, the tournaments
+    floor's ``ready()``)."""
+    known = _readers.get("reader")
+    if known is not None and known is not reader:
+        raise ValueError(f"the lobby's tournaments already have a reader: {known!r}")
+    _readers["reader"] = reader
+
+
+def lobby_tournaments() -> list[LobbyTournament]:
+    reader = _readers.get("reader")
+    return reader() if reader is not None else []
