@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import islice
+from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.urls import reverse
@@ -37,7 +38,7 @@ from tournaments.models import (
     TournamentTable,
 )
 from tournaments.occurrences import ALL_DAYS, occurrences_between, weekdays_of
-from tournaments.services import PERM_MANAGE
+from tournaments.services import PERM_MANAGE, arena_join_closes
 
 FINISHED_SHOWN = 30
 OCCURRENCES_SHOWN = 3  # the next starts of a recurring tournament on the list
@@ -519,3 +520,53 @@ def lobby_tournaments(*, now: datetime | None = None) -> list[LobbyTournament]:
         )
         for t in rows
     ]
+
+
+# --- the API ------------------------------------------------------------------------------
+
+
+def _millis(moment: datetime | None) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def api_tournaments(*, now: datetime | None = None) -> list[dict[str, Any]]:
+    """The tournaments and arenas a program may join or follow: open for registration, or
+    in play; soonest first. As the API gives them (``tournament_json``)."""
+    now = now or timezone.now()
+    status = Tournament.Status
+    rows = (
+        Tournament.objects.filter(status__in=[status.SCHEDULED, status.RUNNING, status.PAUSED])
+        .annotate(players=Count("entries"))
+        .order_by("starts_at", "pk")[:100]
+    )
+    return [tournament_json(t, players=t.players) for t in rows]
+
+
+def tournament_json(tournament: Tournament, *, players: int | None = None) -> dict[str, Any]:
+    """A tournament as the API gives it; the names are camelCase, as lichess's."""
+    join_until = (
+        tournament.starts_at
+        if tournament.status == Tournament.Status.SCHEDULED
+        else arena_join_closes(tournament)
+        if tournament.is_arena
+        else None
+    )
+    return {
+        "id": tournament.pk,
+        "url": tournament.get_absolute_url(),
+        "name": tournament.name,
+        "format": tournament.format,
+        "status": tournament.status,
+        "startsAt": _millis(tournament.starts_at),
+        "endsAt": _millis(tournament.ends_at),
+        "minutes": tournament.minutes,
+        "timeControl": {
+            "limit": tournament.base_seconds,
+            "increment": tournament.increment_seconds,
+        },
+        "seats": {"min": tournament.smallest_table, "max": tournament.seats_per_table},
+        "rated": tournament.rated,
+        "botsAllowed": tournament.bots_allowed,
+        "players": tournament.entries.count() if players is None else players,
+        "joinUntil": _millis(join_until),
+    }
