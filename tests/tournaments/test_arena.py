@@ -256,3 +256,15 @@ def test_a_rated_arenas_games_change_ratings_and_an_unrated_ones_do_not():
     time_out(hand_of(game))
     assert not RatingChange.objects.filter(match_id=game.match_id).exists()
     assert Rating.objects.count() == 4
+
+
+def test_an_arena_starts_empty_and_the_first_players_to_join_are_seated():
+    arena = start(make_arena(name="Early hour"))
+    arena.refresh_from_db()
+    assert arena.status == Tournament.Status.RUNNING and arena.ends_at is not None
+    people = [make_user() for _ in range(3)]
+    for person in people:
+        services.arena_join(tournament_id=arena.pk, user=person)
+    pair(arena)
+    assert len(games_in_play(arena)) == 1
+    assert all(entry_of(p).table_id is not None for p in people)

@@ -203,7 +203,8 @@ def tournament_start(
             return tournament
         _fill_with_bots(tournament)
         entries = list(tournament.entries.select_related("user").order_by("pk"))
-        if len(entries) < tournament.min_players:
+        # An arena starts with whoever is there: players join while it runs.
+        if len(entries) < tournament.min_players and not tournament.is_arena:
             _cancel(tournament, now=now, cause=CAUSE_TOO_FEW)
             return tournament
         tournament.status = Tournament.Status.RUNNING
