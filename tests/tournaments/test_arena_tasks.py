@@ -5,6 +5,7 @@ once, no game is lost, and the points agree with a recount from the hands."""
 from __future__ import annotations
 
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 from django.db.models import Q
@@ -53,7 +54,7 @@ def test_an_arena_survives_a_restart_of_its_worker_and_beat(tmp_path):
             .order_by("game__started_at")
             .values_list("game__started_at", "game__finished_at")
         )
-        for (_start, end), (next_start, _end) in zip(spans, spans[1:], strict=False):
+        for (_start, end), (next_start, _end) in pairwise(spans):
             assert end is not None and next_start >= end, entry.display_name
     # No game is lost: each has ended; a counted one's hand is over, and every hand dealt
     # at the arena's tables is one of its games.
