@@ -5,7 +5,8 @@ by its ``calendar_key``; the beat's ``schedule_create_due`` then creates each ar
 of its start like any schedule's tournament, once per start (the pair schedule and
 start is unique), however often the beat or a restarted worker runs.
 
-The schedules belong to the site's organiser account (no usable password: nobody signs
+Their names read the same in English and Polish ("Arena blitz"), as the players see them
+in either. The schedules belong to the site's organiser account (no usable password: nobody signs
 in as it).
 The staff may change a calendar schedule or make it inactive in the admin; the calendar
 never overwrites what they set, it only creates a schedule that is missing.
@@ -40,9 +41,9 @@ class CalendarArena:
 
 
 CALENDAR: tuple[CalendarArena, ...] = (
-    CalendarArena("hourly-bullet", "Hourly bullet arena", "1+0", 27, time(0, 0)),
-    CalendarArena("hourly-blitz", "Hourly blitz arena", "3+2", 57, time(0, 0)),
-    CalendarArena("hourly-rapid", "Hourly rapid arena", "10+5", 57, time(0, 0)),
+    CalendarArena("hourly-bullet", "Arena bullet", "1+0", 27, time(0, 0)),
+    CalendarArena("hourly-blitz", "Arena blitz", "3+2", 57, time(0, 0)),
+    CalendarArena("hourly-rapid", "Arena rapid", "10+5", 57, time(0, 0)),
     CalendarArena(
         "daily-blitz",
         "Daily blitz arena",

@@ -46,13 +46,13 @@ def test_the_calendar_makes_its_arenas_ahead_once_after_any_number_of_runs():
     # Two hours ahead: 12:00 and 13:00 UTC for each of the three hourly arenas, and the
     # daily one at 20:00 in Warsaw (19:00 UTC) within its day ahead.
     assert len(first) == arenas.count() == 3 * 2 + 1
-    hourly_blitz = arenas.filter(name__startswith="Hourly blitz").order_by("starts_at")
+    hourly_blitz = arenas.filter(name__startswith="Arena blitz 2026").order_by("starts_at")
     assert [t.starts_at for t in hourly_blitz] == [
         datetime(2026, 3, 28, 12, 0, tzinfo=UTC),
         datetime(2026, 3, 28, 13, 0, tzinfo=UTC),
     ]
     assert all(t.minutes == 57 and t.rated and t.base_seconds == 180 for t in hourly_blitz)
-    daily = arenas.get(name__startswith="Daily")
+    daily = arenas.get(name__startswith="Arena blitz 20:00")
     assert daily.starts_at == datetime(2026, 3, 28, 19, 0, tzinfo=UTC) and daily.minutes == 120
     assert schedule_repeats(schedules.get(calendar_key="hourly-rapid")) == "Every hour at :00"
     assert not calendar.organiser().has_usable_password()

@@ -139,9 +139,7 @@ def _arena_check(settings: TournamentSettings) -> None:
         )
     smallest = settings.seats_min or settings.seats_per_table
     if not MIN_SEATS <= smallest <= settings.seats_per_table or settings.seats_per_table < 3:
-        raise Refused(
-            _("An arena's tables have 3 or 4 seats, or 3 to 4 (2 to 4 with tables of two).")
-        )
+        raise Refused(_("An arena's tables have 3 or 4 seats, 3 to 4, or 2 to 4."))
 
 
 def _locked(tournament_id: int) -> Tournament:

@@ -37,11 +37,13 @@ logger = logging.getLogger(__name__)
 REMINDER_BEFORE = timedelta(minutes=1)
 MAX_AHEAD_HOURS = 24 * 14  # as the model's check
 DATE_SUFFIX = " %Y-%m-%d"  # after the schedule's name: which day's tournament it is
+HOUR_SUFFIX = " %Y-%m-%d %H:%M"  # an hourly schedule's: which hour's
 
 
 def schedule_settings(schedule: TournamentSchedule, *, starts_at: datetime) -> TournamentSettings:
     """The settings of the tournament ``schedule`` creates for the start ``starts_at``."""
-    suffix = starts_at.astimezone(ZoneInfo(schedule.time_zone)).strftime(DATE_SUFFIX)
+    pattern = HOUR_SUFFIX if schedule.every_hour else DATE_SUFFIX
+    suffix = starts_at.astimezone(ZoneInfo(schedule.time_zone)).strftime(pattern)
     base_seconds, increment_seconds = TIME_PRESETS.get(schedule.time_control, (-1, -1))
     return TournamentSettings(
         name=schedule.name.strip()[: NAME_MAX - len(suffix)] + suffix,
