@@ -10,7 +10,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-tournament bench-clock bench-move bench-ratings bench-speed bench-spectators bench-load bench-soak bench-faults bench-scale bench-api bench-mail clean
+.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-arena bench-tournament bench-clock bench-move bench-ratings bench-speed bench-spectators bench-load bench-soak bench-faults bench-scale bench-api bench-mail clean
 
 help:
 	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
@@ -99,6 +99,11 @@ bench-engine: install
 # Puzzles from bot hands as the analysis worker makes them: per minute, yield, re-check survival.
 bench-puzzles: install
 	$(PY) -m bench.bench_puzzles
+
+# 500 players in a 20-minute arena through the services on a simulated clock: games, waits,
+# pairing waves, the leaderboard's render, a recount (database pan_bench_arena).
+bench-arena: install
+	$(PY) -m bench.bench_arena $(BENCH_ARGS)
 
 # A 256-bot tournament through the services (no websockets); its own database pan_bench_tournament.
 bench-tournament: install

@@ -97,6 +97,7 @@ def hand_change(hand: Hand) -> dict:
         "last": None if last is None else {"seat": last.seat, "move": move_to_json(last.move)},
         "to_move": state.to_move,
         "clock_ms": list(hand.clock_ms),
+        "bare_seats": hand.bare_seats,
         "turn_started_at": _iso(hand.turn_started_at),
         "deadline": _iso(hand.deadline),
     }

@@ -370,6 +370,7 @@ def snapshot_after_change(
     hand = copy.copy(hand)  # the frame stays as it was for whoever holds it
     hand.state = state.to_json()
     hand.clock_ms = list(change["clock_ms"])
+    hand.bare_seats = change.get("bare_seats", hand.bare_seats)
     hand.turn_started_at = _moment(change["turn_started_at"])
     hand.deadline = _moment(change["deadline"])
     hand.version = version
