@@ -194,13 +194,17 @@ def run(args: argparse.Namespace) -> int:
             if report.started:
                 wave_ms.append((time.perf_counter() - started) * 1000)
                 wave_tables.append(report.started)
+            # Who waits past the pause after his game, while the arena still pairs.
             pool = list(
                 TournamentEntry.objects.filter(
-                    tournament=arena, waiting_since__isnull=False, table__isnull=True
+                    tournament=arena,
+                    waiting_since__lte=now - timedelta(seconds=PAUSE),
+                    table__isnull=True,
+                    paused=False,
                 ).values_list("waiting_since", flat=True)
             )
-            if len(pool) >= 4:
-                long_waits.extend((now - since).total_seconds() for since in pool)
+            if len(pool) >= 4 and second < end:
+                long_waits.extend((now - since).total_seconds() - PAUSE for since in pool)
         arena.refresh_from_db(fields=["status"])
         if arena.status == Tournament.Status.FINISHED or second > end + 3600:
             break

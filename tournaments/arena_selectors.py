@@ -69,22 +69,7 @@ class Leaderboard:
 
 
 def _ordered(tournament: Tournament) -> list[TournamentEntry]:
-    entries = list(
-        tournament.entries.filter(disqualified=False).only(
-            "id",
-            "display_name",
-            "user_id",
-            "bot_level",
-            "points",
-            "streak",
-            "games_played",
-            "performance",
-            "start_rating",
-            "paused",
-            "table_id",
-            "place",
-        )
-    )
+    entries = list(tournament.entries.filter(disqualified=False))
     if tournament.is_over or any(e.place for e in entries):
         return sorted(entries, key=lambda e: (e.place or 10**6, e.display_name.lower()))
     return arena_rank_order(entries)

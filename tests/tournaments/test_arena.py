@@ -50,7 +50,10 @@ def entry_of(user) -> TournamentEntry:
 
 
 def pair(tournament: Tournament, now=None):
-    return services.tournament_advance(tournament_id=tournament.pk, now=now or timezone.now())
+    """A pairing wave, by default five minutes on: past the timeouts ``time_out`` applies
+    at a hand's deadline (a minute or three ahead) and the pause after them."""
+    later = timezone.now() + timedelta(minutes=5)
+    return services.tournament_advance(tournament_id=tournament.pk, now=now or later)
 
 
 def test_settings_of_an_arena_are_checked():
@@ -268,3 +271,13 @@ def test_an_arena_starts_empty_and_the_first_players_to_join_are_seated():
     pair(arena)
     assert len(games_in_play(arena)) == 1
     assert all(entry_of(p).table_id is not None for p in people)
+
+
+def test_players_see_their_result_for_the_pause_before_the_next_pairing():
+    arena = start(make_arena(bots=4, seconds_between_hands=3.0))
+    (game,) = games_in_play(arena)
+    hand = hand_of(game)
+    ended = hand.deadline + timedelta(seconds=1)
+    time_out(hand, now=ended)
+    assert pair(arena, now=ended + timedelta(seconds=1)).started == 0
+    assert pair(arena, now=ended + timedelta(seconds=3)).started == 1

@@ -171,21 +171,28 @@ class Arena:
 
     def _pair(self, tournament: Tournament, *, now: datetime) -> int:
         """One pairing wave: seat the tables ``pairing_wave`` forms. Returns how many."""
+        pause = timedelta(seconds=tournament.seconds_between_hands)
+        waiting = tournament.entries.filter(
+            eliminated_at__isnull=True,
+            paused=False,
+            table__isnull=True,
+            waiting_since__isnull=False,
+        )
+        # Those whose game has just ended see its result for the pause first.
+        later = waiting.filter(waiting_since__gt=now - pause).order_by("waiting_since").first()
+        if later is not None:
+            countdown = (later.waiting_since + pause - now).total_seconds() + 0.05
+            events.schedule_advance_on_commit(tournament.pk, countdown=countdown)
         pool = list(
-            tournament.entries.select_for_update(of=("self",))
-            .filter(
-                eliminated_at__isnull=True,
-                paused=False,
-                table__isnull=True,
-                waiting_since__isnull=False,
-            )
+            waiting.filter(waiting_since__lte=now - pause)
+            .select_for_update(of=("self",))
             .select_related("user")
         )
         if not pool:
             return 0
         pool = arena_rank_order(pool)
         by_pk = {e.pk: e for e in pool}
-        waiting = [
+        queue = [
             Waiting(
                 key=e.pk,
                 since=e.waiting_since.timestamp(),
@@ -194,7 +201,7 @@ class Arena:
             for e in pool
         ]
         groups = pairing_wave(
-            waiting,
+            queue,
             smallest=tournament.smallest_table,
             largest=tournament.seats_per_table,
             now=now.timestamp(),
