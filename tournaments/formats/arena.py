@@ -179,12 +179,13 @@ class Arena:
             waiting_since__isnull=False,
         )
         # Those whose game has just ended see its result for the pause first.
-        later = waiting.filter(waiting_since__gt=now - pause).order_by("waiting_since").first()
+        ready = Q(games_played=0) | Q(waiting_since__lte=now - pause)
+        later = waiting.exclude(ready).order_by("waiting_since").first()
         if later is not None:
             countdown = (later.waiting_since + pause - now).total_seconds() + 0.05
             events.schedule_advance_on_commit(tournament.pk, countdown=countdown)
         pool = list(
-            waiting.filter(waiting_since__lte=now - pause)
+            waiting.filter(ready)
             .select_for_update(of=("self",))
             .select_related("user")
         )
