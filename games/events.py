@@ -159,7 +159,8 @@ def correspondence_changed_on_commit(
     """After a correspondence hand's change commits: every human player's count of the
     games waiting for his move is told to change, and if the turn passed to a person
     (not a bot's seat nor a bot account) ``signals.correspondence_turn`` is sent, once
-    for this version of the hand, that is once per turn."""
+    for this version of the hand, that is once per turn; before it
+    ``signals.correspondence_changed`` says which turn stands now (the others are over)."""
     from accounts.models import User
     from games.models import Hand, MatchPlayer
 
@@ -172,7 +173,11 @@ def correspondence_changed_on_commit(
     def publish() -> None:
         for user_id in humans.values():
             group_send(user_group(user_id), {"type": MY_GAMES_CHANGED})
-        if to_move is None or deadline is None:
+        turn = (to_move, deadline) if to_move is not None and deadline is not None else None
+        signals.correspondence_changed.send(
+            sender=Hand, hand_id=hand_id, user_ids=list(humans.values()), turn=turn
+        )
+        if turn is None:
             return
         if User.objects.filter(pk=to_move, is_bot_account=False).exists():
             signals.correspondence_turn.send(
