@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Avg, F, FilteredRelation, FloatField, Q, Value
+from django.db.models import Avg, F, FilteredRelation, FloatField, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 
 from games.models import RATING_MU, Match, Table
@@ -35,9 +35,18 @@ class TvTable:
         return self.view.table
 
 
+def _on_air() -> QuerySet[Match]:
+    """The matches the TV may show: in play at a public table of real time. A table of
+    days per move is left out: its match moves once a day, nothing to watch."""
+    return Match.objects.filter(
+        status=Match.Status.PLAYING, table__is_public=True, table__move_days=0
+    )
+
+
 def tv_match() -> Match | None:
-    """The match the TV shows: of the public tables' matches in play, the one whose
-    people have the highest mean rating, or None when no such match is being played.
+    """The match the TV shows: of the public real-time tables' matches in play
+    (``_on_air``), the one whose people have the highest mean rating, or None when no
+    such match is being played.
 
     A person's rating is his skill estimate in the table's speed (a newcomer's is the
     starting one), so the mean orders matches as the mean of their shown ratings does.
@@ -46,7 +55,7 @@ def tv_match() -> Match | None:
     Private tables never are either. Ties go to the oldest table (the lowest id), then
     the oldest match."""
     return (
-        Match.objects.filter(status=Match.Status.PLAYING, table__is_public=True)
+        _on_air()
         .annotate(
             speed=table_speed_sql("table__"),
             # Each person's rating of the table's speed (none yet: a newcomer's).
@@ -66,11 +75,9 @@ def tv_match() -> Match | None:
 
 
 def tv_still_live(table_id: int) -> bool:
-    """Whether the TV may stay on the public table ``table_id``: a match is in play there
-    (a better match starting elsewhere does not cut the one being watched)."""
-    return Match.objects.filter(
-        table_id=table_id, table__is_public=True, status=Match.Status.PLAYING
-    ).exists()
+    """Whether the TV may stay on the public table ``table_id``: a match it may show is
+    in play there (a better match starting elsewhere does not cut the one being watched)."""
+    return _on_air().filter(table_id=table_id).exists()
 
 
 def tv_table() -> TvTable | None:

@@ -70,6 +70,13 @@ def test_a_private_table_is_never_on_tv():
     assert selectors.tv_table().table == public
 
 
+def test_a_correspondence_table_is_never_on_tv():
+    letters = live_table(2000, 2000, name="By letter", move_days=1)
+    live = live_table(1500, 1500, name="Real time")
+    assert selectors.tv_table().table == live
+    assert not selectors.tv_still_live(letters.pk)
+
+
 def test_a_finished_match_is_not_on_tv_nor_a_table_not_started():
     play_to_pan_on_time(make_table(players=2, base_seconds=30))
     make_table(players=2, name="Waiting")
