@@ -3,9 +3,6 @@ the e-mail task and sends over SMTP to a local sink, as production does."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 import pytest
 from django.utils import timezone
 
@@ -20,18 +17,10 @@ from tests.processes import (
     database_url_for_processes,
     running,
     wait_for_log,
+    wait_until,
 )
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
-
-
-def wait_until(condition: Callable[[], bool], *, what: str, timeout: float = 30) -> None:
-    give_up = time.monotonic() + timeout
-    while time.monotonic() < give_up:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"not within {timeout} s: {what}")
 
 
 def to_move(hand: Hand):
@@ -63,7 +52,9 @@ def test_a_turn_passed_before_its_email_leaves_is_neither_mailed_nor_counted_by_
             # Both e-mail tasks, as the worker runs them when they come due.
             tasks.notifications_mail.delay(first.pk)
             tasks.notifications_mail.delay(second.pk)
-            wait_until(lambda: len(sink.messages) >= 1, what="the second player's e-mail")
+            wait_until(
+                lambda: len(sink.messages) >= 1, timeout=30, what="the second player's e-mail"
+            )
     assert [message["To"] for message in sink.messages] == [second.email]
     assert "Twój ruch przy stole Listowna." in sink.messages[0]["Subject"]  # the site's language
     # The bell no longer counts the turn that passed; the one that stands, it does.
