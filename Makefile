@@ -37,7 +37,7 @@ run: install
 	@if [ -n "$$REDIS_URL" ]; then \
 		PATH=$(CURDIR)/$(VENV)/bin:$$PATH HOST=$(HOST) PORT=$(PORT) DEBUG=$${DEBUG:-true} $(VENV)/bin/honcho -f Procfile start; \
 	else \
-		DEBUG=$${DEBUG:-true} $(PY) manage.py serve --host $(HOST) --port $(PORT); \
+		HOST=$(HOST) PORT=$(PORT) DEBUG=$${DEBUG:-true} $(PY) manage.py serve --host $(HOST) --port $(PORT); \
 	fi
 
 # The production shape on this machine (deploy/run_prod.py): Debian's nginx (installed when

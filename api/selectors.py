@@ -101,9 +101,12 @@ def game_full(snapshot: TableSnapshot, user: User) -> dict[str, Any]:
         "tableId": table.pk,
         "name": table.title,
         "rules": rules.to_json(),
+        # Days per move (``daysPerTurn``, lichess's name) make a correspondence table: each
+        # move restores them, and the minutes do not apply; 0 at a table of real time.
         "clock": {
             "baseMs": table.base_seconds * 1000,
             "incrementMs": table.increment_seconds * 1000,
+            "daysPerTurn": table.move_days,
         },
         "rated": table.rated and not table.managed,
         "tournament": table.managed,

@@ -52,11 +52,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import glob
 import json
 import logging
 import os
-import pwd
 import random
 import shutil
 import signal
@@ -92,6 +90,7 @@ from bench.bench_load import (  # noqa: E402
     tracebacks,
 )
 from bench.load_client import PING, LoadRun, Pending, Reconnect, SeatSpec, quantile  # noqa: E402
+from deploy.database import OwnPostgres  # noqa: E402
 from deploy.nginx import LocalNginx  # noqa: E402
 from tests.processes import base_env, free_port, running, serve_args, wait_for_port  # noqa: E402
 
@@ -180,54 +179,6 @@ class OwnRedis:
                 self.proc.wait(5)
 
 
-class OwnPostgres:
-    """A PostgreSQL cluster of its own (initdb into a temporary folder, trust for local
-    connections, no fsync) on a free port, that this bench may stop and start again."""
-
-    def __init__(self, folder: Path) -> None:
-        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), key=_version)
-        if not found:
-            raise SystemExit("bench-faults: PostgreSQL's server programs are not installed")
-        self.bin = Path(found[-1]).parent
-        self.port, self.folder = free_port(), folder
-        self.data, self.log = folder / "data", folder / "postgres.log"
-        # initdb refuses root: root runs the cluster as the postgres user.
-        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        if self.as_user:
-            account = pwd.getpwnam("postgres")
-            os.chown(folder, account.pw_uid, account.pw_gid)
-        self._run(
-            "initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
-            "--no-sync",
-        )  # fmt: skip
-
-    @property
-    def url(self) -> str:
-        return f"postgres://postgres@127.0.0.1:{self.port}/{DATABASE}"
-
-    def _run(self, program: str, *args: str) -> None:
-        command = [*self.as_user, str(self.bin / program), *args]
-        result = subprocess.run(command, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise RuntimeError(f"{program} failed: {result.stderr or result.stdout}")
-
-    def start(self) -> None:
-        options = (
-            f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
-        )
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "start")
-
-    def stop(self, mode: str = "fast") -> None:
-        with contextlib.suppress(RuntimeError):  # already stopped
-            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
-
-
-def _version(path: str) -> float:
-    number = Path(path).parent.parent.name
-    return float(number) if number.replace(".", "").isdigit() else 0.0
-
-
 @contextmanager
 def own_services(logs: Path) -> Iterator[tuple[OwnRedis, OwnPostgres]]:
     """The bench's Redis and PostgreSQL, started, and pointed at by the environment that
@@ -236,7 +187,7 @@ def own_services(logs: Path) -> Iterator[tuple[OwnRedis, OwnPostgres]]:
     redis_server, postgres = OwnRedis(logs), None
     try:
         redis_server.start()
-        postgres = OwnPostgres(cluster)
+        postgres = OwnPostgres(cluster, database=DATABASE)
         postgres.start()
         os.environ["REDIS_URL"], os.environ["DATABASE_URL"] = redis_server.url, postgres.url
         yield redis_server, postgres

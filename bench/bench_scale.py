@@ -54,7 +54,7 @@ from bench import production_site, start_django, use_services
 production_site("bench-scale")
 use_services(database="pan_bench_scale", queue="pan-bench-scale")
 
-from bench.bench_faults import OwnPostgres, OwnRedis  # noqa: E402
+from bench.bench_faults import OwnRedis  # noqa: E402
 from bench.bench_load import (  # noqa: E402
     CLOCK_TICKS,
     Server,
@@ -73,6 +73,7 @@ from bench.bench_load import (  # noqa: E402
     tracebacks,
 )
 from bench.load_client import LoadRun, latency_summary, quantile  # noqa: E402
+from deploy.database import OwnPostgres  # noqa: E402
 
 DATABASE = "pan_bench_scale"
 
@@ -109,14 +110,10 @@ def parse_options() -> argparse.Namespace:
 
 
 class ScalePostgres(OwnPostgres):
-    """bench-faults' cluster, with this bench's database and, when ``durable``, the
+    """A cluster of its own (``deploy.database.OwnPostgres``) with, when ``durable``, the
     settings of a production server (every commit flushed to the disk)."""
 
     durable = True
-
-    @property
-    def url(self) -> str:
-        return f"postgres://postgres@127.0.0.1:{self.port}/{DATABASE}"
 
     def settings(self) -> str:
         sync = "on" if self.durable else "off"
@@ -164,7 +161,7 @@ def own_services(logs: Path, *, durable: bool) -> Iterator[tuple[OwnRedis, Scale
     redis_server, postgres = OwnRedis(logs), None
     try:
         redis_server.start()
-        postgres = ScalePostgres(cluster)
+        postgres = ScalePostgres(cluster, database=DATABASE)
         postgres.durable = durable
         postgres.start()
         os.environ["REDIS_URL"], os.environ["DATABASE_URL"] = redis_server.url, postgres.url

@@ -36,6 +36,8 @@ from datetime import datetime, timedelta
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
+from core.tasks import Outage
+
 logger = logging.getLogger(__name__)
 
 # Seconds between two looks at the deadlines; a deadline known to come sooner is waited for
@@ -174,37 +176,25 @@ class ClockTicker:
         return self._thread is not None and self._thread.is_alive()
 
     def _run(self) -> None:
-        delay, failing = 0.0, False
+        delay = 0.0
+        outage = Outage(
+            logger,
+            stopped="clock ticks stopped",
+            again="clock ticks again",
+            retry=f"retrying every {ERROR_DELAY} s",
+        )
         try:
             while not self._stopping.wait(delay):
                 try:
                     delay = self.tick()
                 except Exception as exc:
-                    if not failing:  # one line when it starts, not one per retry
-                        _log_failure(exc)
+                    outage.failed(exc)  # one line when it starts, not one per retry
                     connection.close()  # it may be broken: the next tick opens a fresh one
-                    delay, failing = ERROR_DELAY, True
+                    delay = ERROR_DELAY
                 else:
-                    if failing:
-                        logger.info("clock ticks again")
-                    failing = False
+                    outage.succeeded()
         finally:
             connection.close()
-
-
-def _log_failure(exc: Exception) -> None:
-    """The line that says the ticks stopped: an outage of the database is one line (its
-    traceback says nothing the message does not); any other error is a fault of ours,
-    logged with its traceback."""
-    if isinstance(exc, DatabaseError):
-        reason = " ".join(str(exc).split())  # psycopg's messages run over several lines
-        logger.warning(
-            "clock ticks stopped, the database is unreachable (%s); retrying every %s s",
-            reason,
-            ERROR_DELAY,
-        )
-    else:
-        logger.exception("clock tick failed; retrying every %s s", ERROR_DELAY)
 
 
 class TickerProcess:

@@ -17,6 +17,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from core.broadcast import group_send, publish_from_loop, send_on_commit, user_group
+from core.cached import forget_on_commit
 from core.tasks import task_on_commit, task_send
 from games import signals
 from games.engine import move_to_json
@@ -33,6 +34,12 @@ MY_GAMES_CHANGED = "my_games.changed"
 # The tasks (games.tasks) by their registered names: events never import the tasks module.
 TASK_BOT_ACT, TASK_NEXT_HAND = "games.bot_act", "games.match_next_hand"
 BOT_DELAY = (0.6, 1.4)  # seconds: a short, human-like pause before a bot acts
+
+
+def waiting_key(user_id: int) -> str:
+    """The cache's key of the player's count of games waiting for his move
+    (``selectors.waiting_count``), forgotten whenever it may change."""
+    return f"waiting-games:{user_id}"
 
 
 def table_group(table_id: int) -> str:
@@ -158,9 +165,11 @@ def correspondence_changed_on_commit(
     hand: Hand, *, table_id: int, players: list[MatchPlayer] | None = None
 ) -> None:
     """After a correspondence hand's change commits: every human player's count of the
-    games waiting for his move is told to change, and if the turn passed to a person
-    (not a bot's seat nor a bot account) ``signals.correspondence_turn`` is sent, once
-    for this version of the hand, that is once per turn."""
+    games waiting for his move is forgotten by the cache and told to change, and if the
+    turn passed to a person (not a bot's seat nor a bot account)
+    ``signals.correspondence_turn`` is sent, once for this version of the hand, that is
+    once per turn; before it ``signals.correspondence_changed`` says which turn stands
+    now (the others are over)."""
     from accounts.models import User
     from games.models import Hand, MatchPlayer
 
@@ -170,10 +179,16 @@ def correspondence_changed_on_commit(
     to_move = humans.get(hand.state["to_move"]) if hand.outcome is None else None
     hand_id, deadline = hand.pk, hand.deadline
 
+    forget_on_commit(waiting_key(user_id) for user_id in humans.values())
+
     def publish() -> None:
         for user_id in humans.values():
             group_send(user_group(user_id), {"type": MY_GAMES_CHANGED})
-        if to_move is None or deadline is None:
+        turn = (to_move, deadline) if to_move is not None and deadline is not None else None
+        signals.correspondence_changed.send(
+            sender=Hand, hand_id=hand_id, user_ids=list(humans.values()), turn=turn
+        )
+        if turn is None:
             return
         if User.objects.filter(pk=to_move, is_bot_account=False).exists():
             signals.correspondence_turn.send(

@@ -24,6 +24,13 @@ match_finished = Signal()
 # receiver does (moderation mutes a repeated flooder) stays although the message is refused.
 chat_flooded = Signal()
 
+# A correspondence hand changed (a move, a timeout, a deal, its end, a clock's stop or
+# start): every turn of it but the one that stands now is over. Sent after the commit,
+# before the ``correspondence_turn`` of a turn that begins. Keyword arguments:
+# ``hand_id``, ``user_ids`` (the people who play it), ``turn`` (``(user_id, deadline)`` of
+# the person to move now, or None: a bot is, the hand is over, the clocks are stopped).
+correspondence_changed = Signal()
+
 # A correspondence table's turn passed to a seated person (a move, a timeout's next hand, a
 # deal). Sent after the commit, once per turn. Keyword arguments: ``table_id``,
 # ``hand_id``, ``user_id`` (whose turn it is), ``deadline`` (an aware datetime: when his

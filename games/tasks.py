@@ -22,6 +22,7 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from core.tasks import periodic_task
 from games import bots, clock, services
 from games.models import Hand, Match, MatchPlayer
 
@@ -66,7 +67,7 @@ def match_next_hand_task(match_id: int, after_number: int) -> bool:
     return services.match_next_hand(match_id=match_id, after_number=after_number) is not None
 
 
-@shared_task(name="games.sweep_hands")
+@periodic_task("games.sweep_hands")
 def sweep_hands() -> dict[str, int]:
     """Layer 3: dead tickers, clocks they left overdue, due next hands and waiting bots."""
     now = timezone.now()

@@ -20,5 +20,6 @@ urlpatterns = [
     path("games/", views.my_games, name="my_games"),
     path("tv/", views.tv, name="tv"),
     path("tv/current/", views.tv_current, name="tv_current"),
+    path("tv/<slug:speed>/", views.tv, name="tv_channel"),
     path("ratings/", views.leaderboard, name="leaderboard"),
 ]

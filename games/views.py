@@ -87,22 +87,46 @@ def my_games(request: HttpRequest) -> HttpResponse:
     return render(request, "games/my_games.html", {"games": games})
 
 
-def tv(request: HttpRequest) -> HttpResponse:
-    """Pan TV: the live table of the highest-rated players (``selectors.tv_match``) as a
-    spectator sees it, live over the table's own socket; the page moves on to the next
-    one when its match ends."""
-    return render(request, "games/tv.html", {"tv": selectors.tv_table()})
+def _tv_channel(asked: str | None) -> Speed | None:
+    """The TV's channel named ``asked`` (a speed); None for the main one. An unknown
+    name, or a speed with nothing to watch live (correspondence), is not found."""
+    if not asked:
+        return None
+    channel = next((speed for speed in selectors.TV_SPEEDS if speed.value == asked), None)
+    if channel is None:
+        raise Http404(_("No such channel."))
+    return channel
+
+
+def tv(request: HttpRequest, speed: str | None = None) -> HttpResponse:
+    """Pan TV: a channel's live table (``selectors.tv_match``: of the highest-rated
+    players, of the channel's speed) as a spectator sees it, live over the table's own
+    socket; the page moves on to the channel's next one when its match ends. Beside it,
+    every match the TV may show, the strongest first."""
+    channel = _tv_channel(speed)
+    context = {
+        "tv": selectors.tv_table(channel),
+        "channel": channel,
+        "channels": selectors.TV_SPEEDS,
+        "on_air": selectors.tv_tables(),
+    }
+    return render(request, "games/tv.html", context)
 
 
 def tv_current(request: HttpRequest) -> JsonResponse:
-    """Which table the TV shows now (``table``, None: none is live) and, given the
-    ``table`` the page shows, whether its match is still in play (``shown_live``): the
-    TV page asks at long intervals, in case it missed the end of its match."""
+    """Which table a channel of the TV (``speed``; none: the main one) shows now
+    (``table``, None: none is live) and, given the ``table`` the page shows, whether its
+    match is still in play (``shown_live``): the TV page asks at long intervals, in case
+    it missed the end of its match."""
     shown = request.GET.get("table", "")
     if shown and not shown.isdecimal():
         message = _("The table must be given by its number.")
         return JsonResponse({"error": {"code": "bad_request", "message": message}}, status=400)
-    match = selectors.tv_match()
+    try:
+        channel = _tv_channel(request.GET.get("speed"))
+    except Http404 as missing:
+        return JsonResponse({"error": {"code": "not_found", "message": str(missing)}}, status=404)
+    match = selectors.tv_match(channel)
     answer: dict[str, object] = {"table": match.table_id if match is not None else None}
     if shown:
         answer["shown_live"] = selectors.tv_still_live(int(shown))

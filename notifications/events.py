@@ -4,7 +4,9 @@ sockets, and the e-mail task."""
 from __future__ import annotations
 
 from core.broadcast import user_event_on_commit
+from core.cached import forget_on_commit
 from core.tasks import task_on_commit
+from notifications.selectors import bell_key
 
 CHANGED = "notification.changed"
 TASK_MAIL = "notifications.mail"
@@ -14,8 +16,10 @@ MAIL_DELAY = 180.0
 
 
 def changed_on_commit(user_id: int) -> None:
-    """Every page of the user redraws its bell (``social.consumers`` renders it for the
-    socket's own user: the event carries nothing of the notice)."""
+    """The bell kept for the user is forgotten, and every page of his redraws its bell
+    (``social.consumers`` renders it for the socket's own user: the event carries
+    nothing of the notice), once the change commits."""
+    forget_on_commit([bell_key(user_id)])
     user_event_on_commit(user_id, {"type": CHANGED})
 
 

@@ -21,7 +21,11 @@ from games import signals as games_signals
 from games.models import Match, Table
 from moderation.models import AuditLog
 from notifications.models import Kind
-from notifications.services import notification_mail_cancel, notification_raise
+from notifications.services import (
+    notification_mail_cancel,
+    notification_raise,
+    notifications_withdraw,
+)
 from social.models import Challenge, Follow
 from tournaments import events as tournament_events
 from tournaments.models import Tournament, TournamentEntry
@@ -44,6 +48,9 @@ MODERATION_TOLD = {
 
 def connect() -> None:
     games_signals.correspondence_turn.connect(on_correspondence_turn, dispatch_uid="notify-turn")
+    games_signals.correspondence_changed.connect(
+        on_correspondence_changed, dispatch_uid="notify-turn-over"
+    )
     games_signals.match_finished.connect(on_match_finished, dispatch_uid="notify-match-end")
     post_save.connect(on_challenge_saved, sender=Challenge, dispatch_uid="notify-challenge")
     post_save.connect(on_audit_saved, sender=AuditLog, dispatch_uid="notify-moderation")
@@ -61,10 +68,34 @@ def on_correspondence_turn(
     notification_raise(
         owner_id=user_id,
         kind=Kind.YOUR_TURN,
-        key=f"turn:{hand_id}:{deadline.isoformat()}",
+        key=_turn_key(hand_id, deadline),
         params={**_table_params(table), "deadline": deadline.isoformat()},
         link=table.get_absolute_url(),
         subject=f"table:{table_id}",
+    )
+
+
+def _turn_key(hand_id: int, deadline: datetime) -> str:
+    """The notice of the turn on ``hand_id`` that runs out at ``deadline``."""
+    return f"turn:{hand_id}:{deadline.isoformat()}"
+
+
+def on_correspondence_changed(
+    sender: object,
+    *,
+    hand_id: int,
+    user_ids: list[int],
+    turn: tuple[int, datetime] | None,
+    **kw: Any,
+) -> None:
+    """A turn that passed is no news: its notice leaves the bell's count (read) and is
+    not mailed, so that nobody is asked by e-mail for a move he has made (or that the
+    clock made for him, or in a hand that is over)."""
+    notifications_withdraw(
+        owner_ids=user_ids,
+        kind=Kind.YOUR_TURN,
+        key_prefix=f"turn:{hand_id}:",
+        keep=None if turn is None else (turn[0], _turn_key(hand_id, turn[1])),
     )
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from accounts.models import User
+from core.cached import cached
 from notifications.models import MAILED_KINDS, Kind, MailChoice, Notification
 from notifications.texts import notice_text
 
@@ -22,16 +24,31 @@ class NoticeLine:
     unread: bool
 
 
-def _lines(user: User, limit: int) -> list[NoticeLine]:
+# A notice as the lists draw it, whatever the language (its text is drawn on reading).
+_LINE_FIELDS = ("id", "kind", "params", "link", "created_at", "read_at")
+# The bell is kept per user in the cache until his notices change (``events``); this
+# long at most.
+BELL_KEPT = 600
+
+
+def bell_key(user_id: int) -> str:
+    return f"bell:{user_id}"
+
+
+def _rows(user: User, limit: int) -> list[dict[str, Any]]:
+    return list(Notification.objects.filter(owner=user).values(*_LINE_FIELDS)[:limit])
+
+
+def _lines(rows: list[dict[str, Any]]) -> list[NoticeLine]:
     return [
         NoticeLine(
-            id=n.pk,
-            text=notice_text(n),
-            link=n.link,
-            created_at=n.created_at,
-            unread=n.read_at is None,
+            id=row["id"],
+            text=notice_text(Notification(kind=row["kind"], params=row["params"])),
+            link=row["link"],
+            created_at=row["created_at"],
+            unread=row["read_at"] is None,
         )
-        for n in Notification.objects.filter(owner=user)[:limit]
+        for row in rows
     ]
 
 
@@ -41,12 +58,19 @@ def unread_count(user: User) -> int:
 
 def bell(user: User) -> dict[str, object]:
     """What the header's bell shows: the unread count and the latest notices, in the
-    active language."""
-    return {"unread": unread_count(user), "latest": _lines(user, BELL_LATEST)}
+    active language. Every page of a signed-in user shows it: it is read from the cache,
+    where it is kept until a notice of his is raised or read (``events.changed_on_commit``
+    forgets it)."""
+    kept = cached(
+        bell_key(user.pk),
+        lambda: {"unread": unread_count(user), "latest": _rows(user, BELL_LATEST)},
+        timeout=BELL_KEPT,
+    )
+    return {"unread": kept["unread"], "latest": _lines(kept["latest"])}
 
 
 def page(user: User) -> list[NoticeLine]:
-    return _lines(user, PAGE_LATEST)
+    return _lines(_rows(user, PAGE_LATEST))
 
 
 def notification_for(user: User, notification_id: int) -> Notification | None:

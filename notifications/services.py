@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
+from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
@@ -66,6 +67,39 @@ def notification_mail_cancel(*, owner_id: int, key: str) -> None:
     Notification.objects.filter(owner_id=owner_id, key=key, mail=Notification.Mail.PENDING).update(
         mail=Notification.Mail.SKIPPED
     )
+
+
+def notifications_withdraw(
+    *,
+    owner_ids: Iterable[int],
+    kind: str,
+    key_prefix: str,
+    keep: tuple[int, str] | None = None,
+    now: datetime | None = None,
+) -> int:
+    """The notices of ``kind`` of ``owner_ids`` whose key starts with ``key_prefix`` tell
+    of what is over (a turn that passed), all but ``keep`` (its owner's id and key: the
+    notice that still holds): they are marked read, so that the bell no longer counts
+    them, and never mailed, if they were not already. The pages of each owner whose bell
+    changed redraw it after the commit. Returns how many notices changed."""
+    now = now or timezone.now()
+    over = Notification.objects.filter(
+        owner_id__in=list(owner_ids), kind=kind, key__startswith=key_prefix
+    ).filter(Q(read_at__isnull=True) | Q(mail=Notification.Mail.PENDING))
+    if keep is not None:
+        over = over.exclude(owner_id=keep[0], key=keep[1])
+    with transaction.atomic():
+        rows = list(over.values_list("pk", "owner_id", "read_at"))
+        if not rows:
+            return 0
+        pks = [pk for pk, _owner, _read in rows]
+        Notification.objects.filter(pk__in=pks, mail=Notification.Mail.PENDING).update(
+            mail=Notification.Mail.SKIPPED
+        )
+        Notification.objects.filter(pk__in=pks, read_at__isnull=True).update(read_at=now)
+        for owner_id in {owner for _pk, owner, read_at in rows if read_at is None}:
+            events.changed_on_commit(owner_id)
+    return len(rows)
 
 
 def _mails(user_id: int, kind: str) -> bool:

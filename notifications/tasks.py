@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from core.tasks import periodic_task
 from notifications import services
 
 
@@ -21,7 +22,7 @@ def notifications_mail(user_id: int) -> int:
     return services.notifications_mail_send(user_id=user_id)
 
 
-@shared_task(name="notifications.mail_sweep")
+@periodic_task("notifications.mail_sweep")
 def notifications_mail_sweep() -> int:
     """Beat's sweep: the e-mails whose task was lost."""
     return services.notifications_mail_due()

@@ -353,7 +353,12 @@ ALLAUTH_TRUSTED_PROXY_COUNT = 0
 # request came to (no django.contrib.sites here), such as "[127.0.0.1:8101]".
 EMAIL_SUBJECT_PREFIX = f"[{SITE_NAME}] "
 # Where the site is reached from outside: the links of e-mails sent with no request at hand.
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Unset, the address `make run` serves, which hands its HOST and PORT to every process
+# it starts (the Procfile's web process listens on them too).
+SITE_URL = (
+    os.environ.get("SITE_URL")
+    or f"http://{os.environ.get('HOST') or '127.0.0.1'}:{os.environ.get('PORT') or '8000'}"
+).rstrip("/")
 ACCOUNT_EMAIL_SUBJECT_PREFIX = EMAIL_SUBJECT_PREFIX
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", f"{SITE_NAME} <noreply@localhost>")

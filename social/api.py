@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 from django.http import HttpRequest
 from django.utils import timezone
@@ -88,10 +88,20 @@ class PlayerOut(Schema):
     name: str
 
 
-class TimeControlOut(Schema):
-    type: str
+class ClockOut(Schema):
+    """Minutes per hand (``limit`` seconds) and ``increment`` seconds added per action."""
+
+    type: Literal["clock"]
     limit: int
     increment: int
+    show: str
+
+
+class CorrespondenceOut(Schema):
+    """``daysPerTurn`` days per move, each move restoring them."""
+
+    type: Literal["correspondence"]
+    daysPerTurn: int
     show: str
 
 
@@ -106,7 +116,7 @@ class ChallengeOut(Schema):
     seats: int
     rules: str
     rated: bool
-    timeControl: TimeControlOut
+    timeControl: ClockOut | CorrespondenceOut
     createdAt: int
     expiresAt: int
     tableId: int | None = None

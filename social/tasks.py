@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from celery import shared_task
-
+from core.tasks import periodic_task
 from social import services
 
 
-@shared_task(name="social.expire_challenges")
+@periodic_task("social.expire_challenges")
 def expire_challenges() -> int:
     """Beat's sweep: write "expired" on the challenges whose time has run out and tell
     both players (every reader already treats them as expired)."""

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -66,6 +66,17 @@ def wait_for_log(log: Path, text: str, *, proc: subprocess.Popen, timeout: float
             break
         time.sleep(0.1)
     raise AssertionError(f"{text!r} not seen; log:\n{log.read_text(errors='replace')[-4000:]}")
+
+
+def wait_until(condition: Callable[[], bool], *, timeout: float, what: str) -> None:
+    """Wait until ``condition()`` holds (what a process does, seen from outside); fail
+    saying ``what`` did not happen within ``timeout`` seconds."""
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        if condition():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"not within {timeout} s: {what}")
 
 
 def wait_for_port(port: int, *, proc: subprocess.Popen, log: Path, timeout: float = 30) -> None:

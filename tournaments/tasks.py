@@ -15,6 +15,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from core.tasks import periodic_task
 from tournaments import calendar, services
 from tournaments.models import Tournament
 
@@ -31,7 +32,7 @@ def tournament_advance_task(tournament_id: int) -> dict[str, int]:
     return asdict(services.tournament_advance(tournament_id=tournament_id))
 
 
-@shared_task(name="tournaments.sweep")
+@periodic_task("tournaments.sweep")
 def tournament_sweep() -> dict[str, int]:
     """Start the tournaments that are due; advance the running ones and close the tables
     of those that are over (a lost task or a killed worker costs seconds, nothing more)."""
@@ -56,7 +57,7 @@ def tournament_sweep() -> dict[str, int]:
     return {"started": started, "advanced": advanced}
 
 
-@shared_task(name="tournaments.create_scheduled")
+@periodic_task("tournaments.create_scheduled")
 def tournament_create_scheduled() -> int:
     """Create the tournaments of the schedules (the staff's, and the site's calendar of
     arenas) that fall within their horizon."""
@@ -65,7 +66,7 @@ def tournament_create_scheduled() -> int:
     return len(services.schedule_create_due(now=timezone.now()))
 
 
-@shared_task(name="tournaments.remind")
+@periodic_task("tournaments.remind")
 def tournament_remind_sweep() -> int:
     """Remind the players of the tournaments that start within the minute (once each)."""
     return services.tournament_remind_due(now=timezone.now())

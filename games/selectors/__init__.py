@@ -86,7 +86,7 @@ from games.selectors.tables import (
     table_view,
     visible_chat,
 )
-from games.selectors.tv import TvTable, tv_match, tv_still_live, tv_table
+from games.selectors.tv import TV_SPEEDS, TvTable, tv_match, tv_still_live, tv_table, tv_tables
 
 __all__ = [
     "ACTIONS_SHOWN",
@@ -95,6 +95,7 @@ __all__ = [
     "RATING_CHART_MATCHES",
     "RECENT_MATCHES",
     "SUIT_ORDER",
+    "TV_SPEEDS",
     "AnalysisRow",
     "AnalysisView",
     "CardView",
@@ -160,6 +161,7 @@ __all__ = [
     "tv_match",
     "tv_still_live",
     "tv_table",
+    "tv_tables",
     "visible_chat",
     "waiting_count",
 ]

@@ -12,6 +12,8 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
 from accounts.models import User
+from core.cached import cached
+from games.events import waiting_key
 from games.models import Hand, Match, MatchPlayer, Table
 from games.selectors.labels import bot_label, time_control_label
 
@@ -103,8 +105,19 @@ def my_games(*, user: User, now: datetime) -> list[MyGame]:
     return games
 
 
+# The count is kept per user in the cache until a turn of his games passes
+# (``events.correspondence_changed_on_commit``); this long at most.
+WAITING_KEPT = 600
+
+
 def waiting_count(*, user: User) -> int:
-    """How many correspondence games wait for ``user``'s move now (one query)."""
+    """How many correspondence games wait for ``user``'s move now. The header of every
+    page of his shows it: it is read from the cache, where it is kept until a turn of
+    one of his games passes (one query when it is not kept)."""
+    return cached(waiting_key(user.pk), lambda: _waiting_count(user), timeout=WAITING_KEPT)
+
+
+def _waiting_count(user: User) -> int:
     # One filter() call: the player's conditions hold on one and the same MatchPlayer.
     return (
         Hand.objects.annotate(to_move=_to_move())

@@ -42,6 +42,12 @@ def lobby_tables() -> list[Table]:
         .select_related("owner")
         .order_by("-created_at")[:100]
     )
+    return with_seats(tables)
+
+
+def with_seats(tables: list[Table]) -> list[Table]:
+    """``tables``, each with its seats (``lobby_seats``, their users' ratings attached) as
+    a row of the lobby shows them."""
     # Read apart, not prefetched: a prefetched seat holds its table, which holds it (a
     # reference cycle per table, freed only by the collector's complete pass).
     seats: defaultdict[int, list[Seat]] = defaultdict(list)

@@ -1,8 +1,8 @@
 // Pan TV: move on to the next TV table when this one's match ends. The table's socket
 // says so by showing the match's ranking (or its annulment) in the status; after a pause
-// to read it, the page loads /tv/ again, which shows the TV table of that moment. Every
-// half minute it also asks whether its match is still on, in case it missed the end (a
-// socket that was down), or, with nothing on, whether a match started.
+// to read it, the page loads its channel again, which shows the channel's table of that
+// moment. Every half minute it also asks whether its match is still on, in case it missed
+// the end (a socket that was down), or, with nothing on, whether a match started.
 (function () {
   "use strict";
   var page = document.querySelector("[data-tv-current]");
@@ -33,7 +33,11 @@
 
   // A better match starting elsewhere does not cut the one being watched: the page moves
   // on only when its own match is over (or, showing nothing, when one is on).
-  var check = page.dataset.tvCurrent + (shown ? "?table=" + encodeURIComponent(shown) : "");
+  // A channel of one speed asks for its own next table.
+  var asked = new URLSearchParams();
+  if (page.dataset.tvSpeed) { asked.set("speed", page.dataset.tvSpeed); }
+  if (shown) { asked.set("table", shown); }
+  var check = page.dataset.tvCurrent + (asked.toString() ? "?" + asked.toString() : "");
   setInterval(function () {
     fetch(check, { headers: { Accept: "application/json" } })
       .then(function (response) { return response.ok ? response.json() : null; })

@@ -124,11 +124,17 @@ def second_server(site: Site) -> Iterator[str]:
 
 @pytest.fixture
 def site_channel_layer(site, settings) -> Iterator[None]:
-    """The services a test runs broadcast on the site's channel layer (its Redis key
-    prefix is the site's own), so the pages the site serves hear them."""
+    """The services a test runs broadcast on the site's channel layer and use its cache
+    (their Redis key prefix is the site's own), so the pages the site serves hear them,
+    the values the site keeps for its pages (a user's bell) are forgotten when a
+    service changes them, and the test reads what the site writes there (who has a
+    page open)."""
     layers = copy.deepcopy(settings.CHANNEL_LAYERS)
     layers["default"].setdefault("CONFIG", {})["prefix"] = site.env["CHANNELS_PREFIX"]
     settings.CHANNEL_LAYERS = layers
+    caches = copy.deepcopy(settings.CACHES)
+    caches["default"]["KEY_PREFIX"] = site.env["CHANNELS_PREFIX"]
+    settings.CACHES = caches
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()

@@ -10,7 +10,6 @@ e-mail task is run as the worker runs it, ``MAIL_DELAY`` after the notice."""
 
 from __future__ import annotations
 
-import copy
 from datetime import datetime, timedelta
 
 import pytest
@@ -31,15 +30,6 @@ from tests.factories import act_first_legal, make_table, make_user
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 DAY = timedelta(days=1)
-
-
-@pytest.fixture
-def site_cache(site, settings) -> None:
-    """The test reads the presence the site writes (who has a page open) from the
-    site's own cache keys, as its worker does."""
-    caches = copy.deepcopy(settings.CACHES)
-    caches["default"]["KEY_PREFIX"] = site.env["CHANNELS_PREFIX"]
-    settings.CACHES = caches
 
 
 def polish_page(browser: Browser, base_url: str, username: str) -> Page:
@@ -79,7 +69,7 @@ def unread(user_id: int) -> int:
 
 
 def test_a_correspondence_match_from_the_form_to_the_bell_the_email_and_the_ratings(
-    site, browser: Browser, site_channel_layer, site_cache
+    site, browser: Browser, site_channel_layer
 ):
     ola = make_user("ola_flow")
     janek = make_user("janek_flow", language="pl")

@@ -97,3 +97,71 @@ def test_with_nothing_live_the_tv_says_so_and_shows_the_first_match_that_starts(
     expect(link).to_have_attribute("href", table.get_absolute_url())
     assert tv.evaluate("window.notReloaded") is True
     context.close()
+
+
+BULLET = {"base_seconds": 170, "increment_seconds": 0}  # bullet, and no clock runs out meanwhile
+
+
+def test_a_channel_shows_its_speed_live_and_moves_on_within_it_at_both_widths(
+    site, browser: Browser, site_channel_layer
+):
+    bullet = live_table(1700, 1700, name="Bullet table", **BULLET)
+    next_bullet = live_table(1500, 1500, name="Next bullet", **BULLET)
+    blitz = live_table(1900, 1900, name="Blitz table")  # the best of all, on the main channel
+
+    errors: list[str] = []
+    pages = []
+    for width, locale, list_title in (
+        (1280, "en-GB", "Live matches"),
+        (360, "pl-PL", "Partie na żywo"),
+    ):
+        context = browser.new_context(locale=locale, viewport={"width": width, "height": 800})
+        context.set_default_timeout(15_000)
+        tv = context.new_page()
+        watch_console(tv, locale, errors)
+        tv.clock.install()  # the pause before moving on passes when the test moves the clock
+        tv.goto(f"{site.url}/tv/")
+        expect(tv.get_by_test_id("tv-table-link")).to_have_attribute(
+            "href", blitz.get_absolute_url()
+        )
+        # The channel's tab, reached as any link is.
+        tv.get_by_test_id("tv-channel").filter(has_text="Bullet").click()
+        expect(tv).to_have_url(f"{site.url}/tv/bullet/")
+        expect(tv.get_by_test_id("tv-channel").filter(has_text="Bullet")).to_have_attribute(
+            "aria-current", "page"
+        )
+        expect(tv.get_by_test_id("tv-table-link")).to_have_attribute(
+            "href", bullet.get_absolute_url()
+        )
+        expect(tv.locator("#conn-state")).to_have_class(re.compile(r"\bon\b"))
+        # The list of every live match, the strongest first, each leading to its table.
+        expect(tv.get_by_role("heading", name=list_title)).to_be_visible()
+        listings = tv.get_by_test_id("tv-listing")
+        expect(listings).to_have_count(3)
+        shown = [listings.nth(i).get_attribute("data-table") for i in range(3)]
+        assert shown == [str(blitz.pk), str(bullet.pk), str(next_bullet.pk)]
+        assert tv.evaluate("document.documentElement.scrollWidth") <= width
+        tv.evaluate("window.notReloaded = true")
+        pages.append((context, tv))
+
+    # A move at the channel's table reaches both pages without a reload.
+    open_the_pile(bullet)
+    for _context, tv in pages:
+        expect(tv.locator("#pile [data-card]")).to_have_count(1)
+        assert tv.evaluate("window.notReloaded") is True
+
+    # Its match ends: each page moves on to the next table of its channel's speed, not to
+    # the stronger match of another speed.
+    moderation.match_annul(
+        by=make_moderator(), match_id=selectors.current_match(bullet).pk, reason="TV test"
+    )
+    for _context, tv in pages:
+        expect(tv.get_by_test_id("annulled")).to_be_visible()
+        tv.clock.run_for(7_000)
+    for context, tv in pages:
+        expect(tv.get_by_test_id("tv-table-link")).to_have_attribute(
+            "href", next_bullet.get_absolute_url()
+        )
+        expect(tv).to_have_url(f"{site.url}/tv/bullet/")
+        context.close()
+    assert errors == []

@@ -30,7 +30,7 @@ def live_table(*ratings: int, **fields: object):
     """A table whose match is in play, its people rated ``ratings`` (seat order)."""
     table = make_table(players=len(ratings), seats=len(ratings), **fields)
     for user, shown in zip(seated_users(table), ratings, strict=True):
-        rate(user, shown)
+        rate(user, shown, table.speed)
     services.match_start(table_id=table.pk, by=table.owner)
     return table
 
@@ -70,6 +70,13 @@ def test_a_private_table_is_never_on_tv():
     assert selectors.tv_table().table == public
 
 
+def test_a_correspondence_table_is_never_on_tv():
+    letters = live_table(2000, 2000, name="By letter", move_days=1)
+    live = live_table(1500, 1500, name="Real time")
+    assert selectors.tv_table().table == live
+    assert not selectors.tv_still_live(letters.pk)
+
+
 def test_a_finished_match_is_not_on_tv_nor_a_table_not_started():
     play_to_pan_on_time(make_table(players=2, base_seconds=30))
     make_table(players=2, name="Waiting")
@@ -85,6 +92,36 @@ def test_a_tie_goes_to_the_oldest_table_whatever_the_order_of_the_starts():
         services.match_start(table_id=table.pk, by=table.owner)
     assert selectors.tv_table().table == first
     assert selectors.tv_match().table == first
+
+
+# Time controls of each real-time speed (the tests' default, 3+2, is blitz).
+CLOCKS = {
+    Speed.BULLET: {"base_seconds": 60, "increment_seconds": 0},
+    Speed.BLITZ: {"base_seconds": 180, "increment_seconds": 2},
+    Speed.RAPID: {"base_seconds": 600, "increment_seconds": 5},
+    Speed.CLASSICAL: {"base_seconds": 1800, "increment_seconds": 0},
+}
+
+
+def test_each_speed_has_a_channel_showing_its_best_match():
+    best = {}
+    for offset, (speed, clock) in enumerate(CLOCKS.items()):
+        live_table(1500 + offset, 1500, name=f"Weaker {speed}", **clock)
+        best[speed] = live_table(1700 + offset, 1700, name=f"Best {speed}", **clock)
+    live_table(2100, 2100, name="Letters", move_days=1)  # correspondence: no channel
+    for speed, table in best.items():
+        assert table.speed == speed
+        assert selectors.tv_table(speed).table == table
+        assert selectors.tv_match(speed).table == table
+    # The main channel: the best of them all, as before.
+    assert selectors.tv_table().table == best[Speed.CLASSICAL]
+    assert selectors.tv_table(Speed.BULLET).strength == 1700
+
+
+def test_a_channel_of_a_speed_with_nothing_live_shows_nothing():
+    live_table(1500, 1500, name="Blitz only")
+    assert selectors.tv_table(Speed.BULLET) is None
+    assert selectors.tv_table(Speed.BLITZ) is not None
 
 
 # --- the page ---------------------------------------------------------------------------------
@@ -153,6 +190,73 @@ def test_the_tv_page_is_in_polish():
 def test_the_site_navigation_leads_to_the_tv():
     page = client_for().get(reverse("home")).content.decode()
     assert f'href="{reverse("games:tv")}" data-testid="nav-tv"' in page
+
+
+def test_a_channel_page_shows_its_speed_s_best_table_and_asks_for_its_own_next_one():
+    bullet = live_table(1600, 1600, name="Quick one", **CLOCKS[Speed.BULLET])
+    live_table(1900, 1900, name="Blitz table")
+    page = client_for().get(reverse("games:tv_channel", args=["bullet"])).content.decode()
+    assert "Now on TV: Quick one" in page
+    assert f'ws-connect="/ws/tables/{bullet.pk}/"' in page
+    assert 'data-tv-speed="bullet"' in page
+    start = page.index('data-testid="tv-channels"')
+    channels = page[start : page.index("</nav>", start)]
+    assert channels.count('data-testid="tv-channel"') == 5
+    assert 'href="/tv/bullet/" aria-current="page"' in channels
+    assert 'href="/tv/" data-testid' in channels  # the main channel, not the current one
+    answer = client_for().get(reverse("games:tv_current"), {"speed": "bullet"})
+    assert json.loads(answer.content) == {"table": bullet.pk}
+    main = json.loads(client_for().get(reverse("games:tv_current")).content)
+    assert main["table"] != bullet.pk
+
+
+def test_a_channel_with_nothing_live_says_so_and_lists_the_other_speeds_matches():
+    blitz = live_table(1500, 1500, name="Blitz table")
+    page = client_for().get(reverse("games:tv_channel", args=["rapid"])).content.decode()
+    assert "No match of this speed is being played at a public table just now." in page
+    assert "ws-connect" not in page
+    assert f'data-testid="tv-listing" data-table="{blitz.pk}"' in page
+
+
+def test_only_the_real_time_speeds_have_a_channel():
+    for name in ("correspondence", "nonsense"):
+        assert client_for().get(f"/tv/{name}/").status_code == 404
+        answer = client_for().get(reverse("games:tv_current"), {"speed": name})
+        assert answer.status_code == 404
+        assert json.loads(answer.content)["error"]["message"] == "No such channel."
+
+
+def test_the_tv_lists_every_live_public_match_the_strongest_first():
+    middle = live_table(1700, 1500, name="Middle", **CLOCKS[Speed.RAPID])  # mean 1600
+    top = live_table(1800, 1800, name="Top")
+    low = live_table(1400, 1400, name="Low", **CLOCKS[Speed.BULLET])
+    live_table(2000, 2000, name="Secret", is_public=False)
+    live_table(2000, 2000, name="Letters", move_days=2)
+    owner = make_user(is_bot_account=True)
+    bots = make_table(owner, players=1, seats=2, name="Bots")
+    services.table_add_bot(table_id=bots.pk, by=owner, position=1, level="random")
+    services.match_start(table_id=bots.pk, by=owner)
+    make_table(players=2, name="Waiting")
+    assert [t.pk for t in selectors.tv_tables()] == [top.pk, middle.pk, low.pk]
+    for url in (reverse("games:tv"), reverse("games:tv_channel", args=["classical"])):
+        page = client_for().get(url).content.decode()
+        listed = page[page.index('data-testid="tv-list"') :]
+        order = [listed.index(f'data-table="{t.pk}"') for t in (top, middle, low)]
+        assert order == sorted(order)
+        assert listed.count('data-testid="tv-listing"') == 3
+        assert "Mean rating 1600" in listed and "(rapid)" in listed
+        assert f'href="{middle.get_absolute_url()}"' in listed
+
+
+def test_the_channels_and_the_list_are_in_polish():
+    live_table(1500, 1500, name="Stół", **CLOCKS[Speed.RAPID])
+    client = client_for()
+    page = client.get(reverse("games:tv_channel", args=["rapid"]), HTTP_ACCEPT_LANGUAGE="pl")
+    text = page.content.decode()
+    assert "Teraz w TV: Stół" in text and "Kanały TV" in text and "Najlepsza partia" in text
+    assert "Szybkie" in text and "Partie na żywo" in text and "Średni ranking 1500" in text
+    empty = client.get(reverse("games:tv_channel", args=["bullet"]), HTTP_ACCEPT_LANGUAGE="pl")
+    assert "nie toczy się teraz partia w tym tempie" in empty.content.decode()
 
 
 # --- the lobby ---------------------------------------------------------------------------------

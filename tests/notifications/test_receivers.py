@@ -9,6 +9,8 @@ from django.core.cache import cache
 from django.utils import timezone, translation
 
 from games import selectors as games_selectors
+from games import services
+from games.models import Hand
 from games.signals import correspondence_turn
 from moderation.services import users as moderation_users
 from notifications.models import Kind, Notification
@@ -141,3 +143,29 @@ def test_the_end_of_a_match_is_told_to_the_players_who_were_away_only():
     (ended,) = notices(away, Kind.MATCH_ENDED)
     assert ended.key == f"match:{match.pk}:ended"
     assert text_of(ended) == "The match at the table Away ended while you were away."
+
+
+def test_a_turn_that_the_clock_ends_leaves_the_bell_and_the_next_turn_is_told(
+    django_capture_on_commit_callbacks,
+):
+    table = make_table(name="Zegar", move_days=1)
+    t0 = timezone.now()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.match_start(table_id=table.pk, by=table.owner, now=t0)
+    hand = Hand.objects.get(match__table=table)
+    late = hand.match.players.get(seat=hand.engine_state.to_move).user
+    (turn,) = notices(late, Kind.YOUR_TURN)
+    assert turn.read_at is None and turn.mail == Notification.Mail.PENDING
+    # Nobody moves: the day runs out, the hand ends with his letter, the next is dealt.
+    with django_capture_on_commit_callbacks(execute=True):
+        services.hand_timeout(hand_id=hand.pk, now=hand.deadline + timedelta(seconds=1))
+    turn.refresh_from_db()
+    assert turn.read_at is not None and turn.mail == Notification.Mail.SKIPPED
+    with django_capture_on_commit_callbacks(execute=True):
+        services.match_next_hand(
+            match_id=hand.match_id, after_number=hand.number, now=hand.deadline + timedelta(hours=1)
+        )
+    second = Hand.objects.get(match_id=hand.match_id, number=hand.number + 1)
+    (next_turn,) = Notification.objects.filter(kind=Kind.YOUR_TURN, read_at__isnull=True)
+    assert next_turn.key.startswith(f"turn:{second.pk}:")
+    assert next_turn.mail == Notification.Mail.PENDING

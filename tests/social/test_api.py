@@ -138,3 +138,16 @@ async def test_a_challenge_sent_with_its_keep_alive_stream_ends_it_when_declined
     while line is None:  # keep-alives
         line = await reader.next_line()
     assert line == {"done": "declined"}
+
+
+async def test_a_correspondence_challenge_made_on_the_site_is_listed_with_its_days_per_move():
+    (ola, _), (janek, janek_token) = await players("ola_days", "janek_days")
+    await sync_to_async(services.challenge_create)(
+        challenger=ola, challenged=janek, seats=2, profile="kurnik", move_days=3
+    )
+    answer = await AsyncClient().get("/api/challenge", **bearer(janek_token))
+    assert answer.status_code == 200, answer.content
+    (listed,) = answer.json()["in"]
+    assert listed["timeControl"]["type"] == "correspondence"
+    assert listed["timeControl"]["daysPerTurn"] == 3
+    assert "limit" not in listed["timeControl"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -18,7 +18,14 @@ import pytest
 
 from games.models import Hand, Table
 from tests.games.test_clocks import celery_beat, process_env
-from tests.processes import ROOT, celery_worker_args, kill_group, running, wait_for_log
+from tests.processes import (
+    ROOT,
+    celery_worker_args,
+    kill_group,
+    running,
+    wait_for_log,
+    wait_until,
+)
 from tests.tournaments.helpers import make_tournament
 from tournaments import tasks
 from tournaments.models import Tournament
@@ -37,15 +44,6 @@ def fast_worker(tmp_path: Path, name: str) -> Iterator[subprocess.Popen]:
     with running(args, env=process_env(), log=log) as proc:
         wait_for_log(log, "ready.", proc=proc)
         yield proc
-
-
-def wait_until(condition: Callable[[], bool], *, timeout: float, what: str) -> None:
-    give_up = time.monotonic() + timeout
-    while time.monotonic() < give_up:
-        if condition():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"not within {timeout} s: {what}")
 
 
 def test_twelve_bots_play_a_tournament_to_the_end_through_the_tasks(tmp_path):

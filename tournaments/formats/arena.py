@@ -184,11 +184,7 @@ class Arena:
         if later is not None:
             countdown = (later.waiting_since + pause - now).total_seconds() + 0.05
             events.schedule_advance_on_commit(tournament.pk, countdown=countdown)
-        pool = list(
-            waiting.filter(ready)
-            .select_for_update(of=("self",))
-            .select_related("user")
-        )
+        pool = list(waiting.filter(ready).select_for_update(of=("self",)).select_related("user"))
         if not pool:
             return 0
         pool = arena_rank_order(pool)
