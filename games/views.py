@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -109,6 +110,7 @@ def tv(request: HttpRequest, speed: str | None = None) -> HttpResponse:
         "channel": channel,
         "channels": selectors.TV_SPEEDS,
         "on_air": selectors.tv_tables(),
+        "tv_current_url": reverse("games:tv_current"),
     }
     return render(request, "games/tv.html", context)
 

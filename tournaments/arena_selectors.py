@@ -35,6 +35,9 @@ __all__ = [
     "arena_player_games",
     "arena_recount",
     "arena_top_table",
+    "berserk_offer",
+    "table_in_play",
+    "table_strength",
 ]
 
 PAGE_SIZE = 20
@@ -183,6 +186,23 @@ def arena_top_table(tournament: Tournament) -> int | None:
     return best
 
 
+def table_strength(table_id: int) -> int:
+    """The mean rating at the start of the arena players at a games table's game in play."""
+    ratings = list(
+        ArenaPlayer.objects.filter(
+            game__link__table_id=table_id, game__finished_at__isnull=True
+        ).values_list("entry__start_rating", flat=True)
+    )
+    return round(sum(ratings) / len(ratings)) if ratings else 0
+
+
+def table_in_play(tournament: Tournament, table_id: int) -> bool:
+    """Whether a game of the arena is in play at the games table ``table_id``."""
+    return ArenaGame.objects.filter(
+        tournament=tournament, link__table_id=table_id, finished_at__isnull=True
+    ).exists()
+
+
 def arena_overtime_ends(tournament: Tournament) -> datetime | None:
     """When the games still in play at the end stop counting (the bound the page states)."""
     return None if tournament.ends_at is None else tournament.ends_at + overtime(tournament)
@@ -306,7 +326,11 @@ def arena_page(
         can_withdraw=my_entry is not None and (scheduled or live),
         join_closes=closes,
         overtime_ends=arena_overtime_ends(tournament),
-        top_table_url=reverse("games:table", kwargs={"table_id": top}) if top else None,
+        top_table_url=(
+            reverse("tournaments:arena_tv", kwargs={"tournament_id": tournament.pk})
+            if top
+            else None
+        ),
         podium=(
             arena_leaderboard(tournament=tournament, viewer=None, page=1).rows[:3]
             if status == Tournament.Status.FINISHED

@@ -18,6 +18,12 @@ urlpatterns = [
     ),
     path("tournaments/<int:tournament_id>/my-table/", views.tournament_follow, name="follow"),
     path("tournaments/<int:tournament_id>/berserk/", views.arena_berserk, name="berserk"),
+    path("tournaments/<int:tournament_id>/tv/", views.arena_tv, name="arena_tv"),
+    path(
+        "tournaments/<int:tournament_id>/tv/current/",
+        views.arena_tv_current,
+        name="arena_tv_current",
+    ),
     path(
         "tournaments/<int:tournament_id>/arena/<str:action>/",
         views.arena_action,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -16,9 +16,11 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from core import text
 from core.errors import Refused
+from games import selectors as games_selectors
+from games.models import Table
 from tournaments import arena_selectors, selectors, services
 from tournaments.forms import ScheduleForm, TournamentForm
-from tournaments.models import Tournament
+from tournaments.models import Format, Tournament
 
 View = Callable[..., HttpResponse]
 
@@ -77,6 +79,38 @@ def arena_action(request: HttpRequest, tournament_id: int, action: str) -> HttpR
     else:
         messages.success(request, done)
     return redirect("tournaments:detail", tournament_id=tournament_id)
+
+
+def arena_tv(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The arena's own TV: its top table (the best-ranked players' game in play) as a
+    spectator sees it, moving on to the next top table when that game ends."""
+    tournament = get_object_or_404(Tournament, pk=tournament_id, format=Format.ARENA)
+    top = arena_selectors.arena_top_table(tournament)
+    tv = None
+    if top is not None:
+        table = Table.objects.get(pk=top)
+        view = games_selectors.table_view(table=table, viewer=None, with_chat=False)
+        tv = games_selectors.TvTable(view=view, strength=arena_selectors.table_strength(top))
+    context = {
+        "tv": tv,
+        "channel": None,
+        "channels": games_selectors.TV_SPEEDS,
+        "on_air": [],
+        "arena": tournament,
+        "tv_current_url": reverse("tournaments:arena_tv_current", args=[tournament.pk]),
+    }
+    return render(request, "games/tv.html", context)
+
+
+def arena_tv_current(request: HttpRequest, tournament_id: int) -> JsonResponse:
+    """Which table the arena's TV shows now, and whether the one a page shows (``table``)
+    is still in play: ``tv.js`` asks, as the site's TV's pages do."""
+    tournament = get_object_or_404(Tournament, pk=tournament_id, format=Format.ARENA)
+    answer: dict[str, object] = {"table": arena_selectors.arena_top_table(tournament)}
+    shown = request.GET.get("table", "")
+    if shown.isdecimal():
+        answer["shown_live"] = arena_selectors.table_in_play(tournament, int(shown))
+    return JsonResponse(answer)
 
 
 @require_POST

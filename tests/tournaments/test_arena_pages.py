@@ -135,3 +135,23 @@ def test_the_lobby_lists_an_arena_in_play_and_one_about_to_start():
     assert 'data-testid="lobby-tournaments"' in html
     assert "Lunch arena" in html and "Soon arena" in html and "Tomorrow arena" not in html
     assert running.get_absolute_url() in html
+
+
+def test_the_arena_tv_shows_its_top_table_as_a_spectator_sees_it():
+    arena = start(make_arena(bots=8))
+    top_game = max(
+        games_in_play(arena),
+        key=lambda g: sum(p.entry.start_rating for p in g.players.all()),
+    )
+    page = client_for(make_user()).get(f"/tournaments/{arena.pk}/tv/")
+    html = page.content.decode()
+    assert page.status_code == 200 and f'data-tv="{top_game.link.table_id}"' in html
+    assert f'data-tv-current="/tournaments/{arena.pk}/tv/current/"' in html
+    assert 'data-testid="my-hand"' not in html or 'id="my-hand"></div>' in html
+    current = client_for().get(
+        f"/tournaments/{arena.pk}/tv/current/?table={top_game.link.table_id}"
+    ).json()
+    assert current["shown_live"] is True and current["table"] in {
+        g.link.table_id for g in games_in_play(arena)
+    }
+    assert client_for().get("/tournaments/999999/tv/").status_code == 404
