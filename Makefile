@@ -33,6 +33,7 @@ install: $(VENV)/.installed
 run: install
 	DEBUG=$${DEBUG:-true} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-true} $(PY) manage.py seed_demo
+	DEBUG=$${DEBUG:-true} $(PY) manage.py vapid_keys -v0
 	DEBUG=$${DEBUG:-true} $(PY) manage.py collectstatic --noinput -v0
 	@if [ -n "$$REDIS_URL" ]; then \
 		PATH=$(CURDIR)/$(VENV)/bin:$$PATH HOST=$(HOST) PORT=$(PORT) DEBUG=$${DEBUG:-true} $(VENV)/bin/honcho -f Procfile start; \
