@@ -61,9 +61,13 @@ def main() -> None:
     port = free_port()
     service = multiprocessing.get_context("fork").Process(target=_serve, args=(port,), daemon=True)
     service.start()
-    owner = User.objects.create(username="bench_push_owner")
-    tables = [
-        games.table_create(owner=owner, name=f"Game {n}", rules=Rules()) for n in range(per_player)
+    tables = [  # an owner each: one may create only a few tables in a few minutes
+        games.table_create(
+            owner=User.objects.create(username=f"bench_push_owner_{n}"),
+            name=f"Game {n}",
+            rules=Rules(),
+        )
+        for n in range(per_player)
     ]
     users = User.objects.bulk_create(
         User(username=f"bench_push_{n}", language="pl" if n % 2 else "en")
@@ -86,7 +90,7 @@ def main() -> None:
             owner=user,
             kind=Kind.YOUR_TURN,
             key=f"turn:{table.pk}:{user.pk}",
-            params={"table_name": table.name, "owner": owner.username},
+            params={"table_name": table.name, "owner": table.owner.username},
             link=table.get_absolute_url(),
             subject=f"table:{table.pk}",
             created_at=now,
