@@ -10,7 +10,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-arena bench-tournament bench-clock bench-move bench-ratings bench-speed bench-spectators bench-load bench-soak bench-faults bench-scale bench-api bench-mail clean
+.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-arena bench-tournament bench-clock bench-move bench-ratings bench-speed bench-spectators bench-load bench-soak bench-faults bench-scale bench-api bench-mail bench-push clean
 
 help:
 	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
@@ -21,6 +21,7 @@ help:
 	@echo "make bench-faults  tables through nginx while a daphne, Redis or PostgreSQL fails, and through restarts"
 	@echo "make bench-scale  a move's and an idle socket's cost to each shared part, and their ceilings"
 	@echo "make bench-mail  notice e-mails an hour from one worker, over SMTP to a local sink"
+	@echo "make bench-push  encrypted pushes a second from one worker thread, to a local push service"
 
 $(VENV)/.installed: requirements/base.txt requirements/dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +34,7 @@ install: $(VENV)/.installed
 run: install
 	DEBUG=$${DEBUG:-true} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-true} $(PY) manage.py seed_demo
+	DEBUG=$${DEBUG:-true} $(PY) manage.py vapid_keys -v0
 	DEBUG=$${DEBUG:-true} $(PY) manage.py collectstatic --noinput -v0
 	@if [ -n "$$REDIS_URL" ]; then \
 		PATH=$(CURDIR)/$(VENV)/bin:$$PATH HOST=$(HOST) PORT=$(PORT) DEBUG=$${DEBUG:-true} $(VENV)/bin/honcho -f Procfile start; \
@@ -112,6 +114,11 @@ bench-tournament: install
 # Notice e-mails an hour from one worker, over SMTP to a local aiosmtpd (database pan_bench_mail).
 bench-mail: install
 	$(PY) -m bench.bench_mail
+
+# Encrypted, signed pushes from one worker thread to a local push service (database
+# pan_bench_push; options: python -m bench.bench_push --help).
+bench-push: install
+	$(PY) -m bench.bench_push $(BENCH_ARGS)
 
 # Real PostgreSQL, Redis, celery worker and beat; its own database pan_bench.
 bench-clock: install

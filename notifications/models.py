@@ -1,4 +1,5 @@
-"""A user's notices (the bell, /notifications/) and his choice of which come by e-mail."""
+"""A user's notices (the bell, /notifications/), his choice of which come by e-mail and
+by push, and the browsers he takes pushes on."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ class Kind(models.TextChoices):
 
 # The kinds that may arrive by e-mail too: the ones that wait for the player's answer.
 MAILED_KINDS = (Kind.YOUR_TURN, Kind.CHALLENGED)
+# The kinds that may arrive as a push on a phone or a desktop: those worth a look now.
+PUSHED_KINDS = (Kind.YOUR_TURN, Kind.CHALLENGED, Kind.TOURNAMENT_STARTS, Kind.MATCH_ENDED)
 
 
 class Notification(models.Model):
@@ -33,6 +36,13 @@ class Notification(models.Model):
         PENDING = "pending", _("waiting to be mailed")
         SENT = "sent", _("mailed")
         SKIPPED = "skipped", _("not mailed")
+
+    class Push(models.TextChoices):
+        NONE = "", _("not by push")
+        PENDING = "pending", _("waiting to be pushed")
+        SENDING = "sending", _("being pushed")
+        SENT = "sent", _("pushed")
+        SKIPPED = "skipped", _("not pushed")
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
@@ -47,6 +57,10 @@ class Notification(models.Model):
     read_at = models.DateTimeField(_("read"), null=True, blank=True)
     mail = models.CharField(max_length=8, choices=Mail.choices, default=Mail.NONE, blank=True)
     mailed_at = models.DateTimeField(null=True, blank=True)
+    push = models.CharField(max_length=8, choices=Push.choices, default=Push.NONE, blank=True)
+    # When its push left (or was judged not worth sending): at most one per game in
+    # ``services.PUSH_EVERY_SUBJECT``, and retries end with the push's time to live.
+    pushed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -61,6 +75,9 @@ class Notification(models.Model):
             ),
             models.Index(
                 fields=["owner"], condition=Q(mail="pending"), name="notification_mail_pending"
+            ),
+            models.Index(
+                fields=["created_at"], condition=Q(push="pending"), name="notification_push_pending"
             ),
         ]
 
@@ -88,3 +105,48 @@ class MailChoice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.kind} {'on' if self.enabled else 'off'}"
+
+
+class PushChoice(models.Model):
+    """Whether notices of ``kind`` reach ``user``'s browsers by push (no row: they do)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_choices"
+    )
+    kind = models.CharField(max_length=24, choices=Kind.choices)
+    enabled = models.BooleanField(default=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind"], name="push_choice_once_per_kind"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: push {self.kind} {'on' if self.enabled else 'off'}"
+
+
+class PushSubscription(models.Model):
+    """One browser's Web Push subscription (what ``PushManager.subscribe`` gave it): the
+    push service's URL for that browser and the keys its pushes are encrypted to
+    (RFC 8291). Deleted with the account, on the settings page, and when the push
+    service says it is gone (404, 410)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    # One browser, one row: a browser that subscribes again for another account moves.
+    endpoint = models.URLField(max_length=1000, unique=True)
+    p256dh = models.CharField(max_length=100)
+    auth = models.CharField(max_length=40)
+    device = models.CharField(_("device"), max_length=80, blank=True)
+    created_at = models.DateTimeField(_("added"))
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.device or self.endpoint[:40]}"
+
+    def info(self) -> dict[str, object]:
+        """The subscription as the browser's ``PushSubscription.toJSON()`` gives it."""
+        return {"endpoint": self.endpoint, "keys": {"p256dh": self.p256dh, "auth": self.auth}}

@@ -8,7 +8,15 @@ from typing import Any
 
 from accounts.models import User
 from core.cached import cached
-from notifications.models import MAILED_KINDS, Kind, MailChoice, Notification
+from notifications.models import (
+    MAILED_KINDS,
+    PUSHED_KINDS,
+    Kind,
+    MailChoice,
+    Notification,
+    PushChoice,
+    PushSubscription,
+)
 from notifications.texts import notice_text
 
 BELL_LATEST = 6  # notices the bell's panel lists
@@ -91,3 +99,18 @@ def mail_kind_choices() -> list[tuple[str, str]]:
 def site_kinds() -> list[str]:
     """Every kind's label: what the site tells of."""
     return [kind.label for kind in Kind]
+
+
+def pushed_kinds(user: User) -> list[str]:
+    """The kinds that may be pushed which reach ``user``'s browsers by push."""
+    off = set(PushChoice.objects.filter(user=user, enabled=False).values_list("kind", flat=True))
+    return [kind for kind in PUSHED_KINDS if kind not in off]
+
+
+def push_kind_choices() -> list[tuple[str, str]]:
+    return [(kind.value, kind.label) for kind in PUSHED_KINDS]
+
+
+def push_devices(user: User) -> list[PushSubscription]:
+    """The browsers ``user`` takes pushes in, oldest first."""
+    return list(PushSubscription.objects.filter(user=user))

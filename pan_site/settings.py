@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from email.utils import parseaddr
 from pathlib import Path
 
 import dj_database_url
@@ -276,6 +277,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 300.0,
         "options": {"expires": 300.0},
     },
+    # Pushes still waiting for their first look (a task lost with its worker): sent now.
+    "push-pending-notifications": {
+        "task": "notifications.push_sweep",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
 }
 
 # --- Quick pairing ("Play now") -----------------------------------------------------
@@ -373,6 +380,27 @@ if EMAIL_HOST:
 else:
     # Development: every message goes to the console and to a file under var/mail/.
     EMAIL_BACKEND = "pan_site.mail.DevelopmentEmailBackend"
+
+# --- Web Push (notifications.push) ---------------------------------------------------
+# The site's VAPID key pair (RFC 8292): its private key signs each push, and browsers
+# subscribe with its public key. From VAPID_PRIVATE_KEY (a PEM, or the raw key in
+# base64url), else the file `make run` writes under var/ (manage.py vapid_keys); with
+# neither, the site sends no push and the settings page says so.
+VAPID_KEY_FILE = VAR_DIR / "vapid_private.pem"
+
+
+def _vapid_private_key() -> str:
+    key = os.environ.get("VAPID_PRIVATE_KEY", "").strip()
+    if not key and VAPID_KEY_FILE.exists():
+        key = VAPID_KEY_FILE.read_text().strip()
+    return key
+
+
+VAPID_PRIVATE_KEY = _vapid_private_key()
+# Who runs the site, as the push services ask (the JWT's "sub": a mailto: or https: URL).
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", "") or (
+    "mailto:" + (parseaddr(DEFAULT_FROM_EMAIL)[1] or "noreply@localhost")
+)
 
 # --- i18n ---------------------------------------------------------------------------
 LANGUAGE_CODE = "pl"

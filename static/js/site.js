@@ -44,4 +44,14 @@
   }
   document.addEventListener("htmx:wsAfterMessage", restoreChoices);
   document.addEventListener("htmx:load", restoreChoices);
+
+  // The service worker (pan_site/webapp.py): the site installs as an app, shows its
+  // offline page when the network drops, and takes pushes. Registered after the page
+  // has loaded, so that its first download never competes with the page's own.
+  var worker = document.documentElement.dataset.serviceWorker;
+  if (worker && "serviceWorker" in navigator) {
+    window.addEventListener("load", function () {
+      navigator.serviceWorker.register(worker, { scope: "/" }).catch(function () {});
+    });
+  }
 })();

@@ -20,6 +20,7 @@ import pytest
 from channels.layers import channel_layers
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from notifications.push import generate_private_key_pem
 from tests.e2e.pages import new_page
 from tests.processes import (
     ROOT,
@@ -93,6 +94,8 @@ def site(django_db_setup, tmp_path_factory) -> Iterator[Site]:
         CHANNELS_PREFIX=f"pan-e2e-{uuid.uuid4().hex[:8]}",
         # "Play now" may offer bots after a second: a test fills a table with bots.
         PAIRING_WAITS="1,10,30,60,120",
+        # A VAPID key: the notification settings offer pushes (tests/e2e/test_app_e2e.py).
+        VAPID_PRIVATE_KEY=generate_private_key_pem(),
     )
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],

@@ -148,9 +148,11 @@ def test_the_arena_tv_shows_its_top_table_as_a_spectator_sees_it():
     assert page.status_code == 200 and f'data-tv="{top_game.link.table_id}"' in html
     assert f'data-tv-current="/tournaments/{arena.pk}/tv/current/"' in html
     assert 'data-testid="my-hand"' not in html or 'id="my-hand"></div>' in html
-    current = client_for().get(
-        f"/tournaments/{arena.pk}/tv/current/?table={top_game.link.table_id}"
-    ).json()
+    current = (
+        client_for()
+        .get(f"/tournaments/{arena.pk}/tv/current/?table={top_game.link.table_id}")
+        .json()
+    )
     assert current["shown_live"] is True and current["table"] in {
         g.link.table_id for g in games_in_play(arena)
     }
