@@ -12,7 +12,7 @@ from django.utils.html import escape
 from django.utils.translation import gettext as _
 
 from games.engine import Rules
-from games.selectors import CardView
+from games.selectors import CardView, card_sort_key
 from games.teaching import Example, rule_sections
 from games.templatetags.pan import card_name
 from social import services as social_services
@@ -100,6 +100,24 @@ def test_a_beton_is_drawn_face_down_as_its_text_says(language) -> None:
             assert "<text" not in row
             for code in example.beton:
                 assert card_name(CardView.of(code)).lower() not in row.lower()
+
+
+def test_every_examples_hand_is_drawn_sorted_as_the_table_sorts_a_hand() -> None:
+    checked = 0
+    for example, figure in _drawn_examples(_page("en")):
+        after = example.after.hand if example.after else None
+        for label, hand in (("Player 1, to move", example.hand), ("His hand after", after)):
+            if hand is None:
+                continue
+            row = _row(figure, label)
+            assert row is not None, label
+            names = {code: card_name(CardView.of(code)) for code in hand}
+            by_name = {name[0].upper() + name[1:]: code for code, name in names.items()}
+            drawn = [by_name[name] for name in re.findall(r'aria-label="([^"]+)"', row)]
+            assert sorted(drawn) == sorted(hand)
+            assert drawn == sorted(hand, key=card_sort_key), (label, example.caption.en)
+            checked += 1
+    assert checked > len(rule_sections())
 
 
 def test_the_polish_page_is_all_polish() -> None:
