@@ -57,7 +57,8 @@ THRESHOLD = 0.20
 # The re-check's deals, as a multiple of the first estimate's.
 RECHECK_FACTOR = 4
 
-# Theme keys, in the order a puzzle lists them; their words are puzzles.themes.THEME_NAMES.
+# Theme keys, in the order a puzzle lists them; their words are in puzzles/data/themes.toml
+# (read by puzzles.themes).
 THEMES = (
     "pick_up",
     "go_out",

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext as _
 
 from core.errors import Refused
 from puzzles import selectors, services
+from puzzles.finder import THEMES
 from puzzles.models import Puzzle
 
 # A visitor's tried puzzles, so that /puzzles/ gives him the next one; not rated.
@@ -25,40 +28,57 @@ def _move_from_form(data: QueryDict) -> Any:
     return None
 
 
+def _theme_key(request: HttpRequest) -> str | None:
+    """The theme asked for in the query (``?theme=key``), or None for any theme."""
+    return request.GET.get("theme") or None
+
+
 def _page(
     request: HttpRequest,
     puzzle: Puzzle | None,
     *,
+    theme_key: str | None = None,
     report: selectors.AttemptReport | None = None,
     error: str = "",
     status: int = 200,
 ) -> HttpResponse:
+    choices = selectors.theme_choices()
     context = {
         "puzzle": puzzle,
         "board": selectors.puzzle_board(puzzle) if puzzle is not None else None,
         "report": report,
         "error": error,
         "rating": selectors.puzzle_rating(request.user),
+        "themes": choices,
+        "theme": next((t for t in choices if t.key == theme_key), None),
+        # Carried by the page's forms and links, so that the next puzzle keeps the theme.
+        "theme_query": "?" + urlencode({"theme": theme_key}) if theme_key in THEMES else "",
     }
     return render(request, "puzzles/puzzle.html", context, status=status)
 
 
 def puzzle_next(request: HttpRequest) -> HttpResponse:
-    """The next puzzle for the player: near his puzzle rating, one he has not tried."""
+    """The next puzzle for the player: near his puzzle rating, one he has not tried, of
+    the theme he chose if he chose one."""
+    theme_key = _theme_key(request)
+    if theme_key is not None and theme_key not in THEMES:
+        return _page(request, None, error=_("There is no such theme."), status=400)
     tried = request.session.get(VISITOR_TRIED, [])
-    return _page(request, selectors.next_puzzle(user=request.user, tried=tried))
+    puzzle = selectors.next_puzzle(user=request.user, tried=tried, theme_key=theme_key)
+    return _page(request, puzzle, theme_key=theme_key)
 
 
 def puzzle_detail(request: HttpRequest, puzzle_id: int) -> HttpResponse:
     """A puzzle; a POST of a move answers it (rated once for a signed-in player)."""
     puzzle = get_object_or_404(Puzzle, pk=puzzle_id)
+    theme_key = _theme_key(request)
     if request.method == "POST":
         try:
             result = services.puzzle_attempt(
                 puzzle_id=puzzle.pk, user=request.user, move=_move_from_form(request.POST)
             )
         except Refused as exc:
-            return _page(request, puzzle, error=exc.message, status=400)
+            return _page(request, puzzle, theme_key=theme_key, error=exc.message, status=400)
         if not request.user.is_authenticated:
             tried = request.session.get(VISITOR_TRIED, [])
             request.session[VISITOR_TRIED] = [*tried, puzzle.pk][-VISITOR_TRIED_KEPT:]
@@ -70,9 +90,10 @@ def puzzle_detail(request: HttpRequest, puzzle_id: int) -> HttpResponse:
             rating_after=result.rating_after,
             repeated=result.repeated,
         )
-        return _page(request, puzzle, report=report)
+        return _page(request, puzzle, theme_key=theme_key, report=report)
     # Once he has answered, the page shows his answer and the solution.
-    return _page(request, puzzle, report=selectors.earlier_report(request.user, puzzle))
+    report = selectors.earlier_report(request.user, puzzle)
+    return _page(request, puzzle, theme_key=theme_key, report=report)
 
 
 @login_required
