@@ -1,18 +1,26 @@
-"""Puzzles found in finished hands: the decision where the choice mattered most.
+"""Puzzles found in finished hands: the decision where the player's move cost most.
 
 Pure and deterministic, like the analysis it reads (:mod:`games.bots.analysis`): the
 strong bot's estimate, for each legal move of one seat's decisions, of his chance of
-ending the hand with the letter. A decision makes a puzzle when a *wrong* move there
-costs at least :data:`THRESHOLD` more than the best: the wrong move is the move made if
-it cost that much (where the player lost the hand), else the worst move. Of a hand's
-decisions the one with the largest such spread is taken.
+ending the hand with the letter.
 
-Its *solutions* are every legal move whose chance is within :data:`TOLERANCE` of the
-best's: two moves that close are the same to the estimate, so a puzzle never asks for
-a distinction the bot cannot make. A candidate is estimated again with
-:data:`RECHECK_FACTOR` times the deals, on other deals, and kept only if the re-check
-agrees: the first best move is still within the tolerance of the best, and the wrong
-move still costs at least the threshold. The kept puzzle's numbers are the re-check's.
+A decision makes a puzzle when it has *one clear answer*: the moves whose chance is
+within :data:`TOLERANCE` of the best's are one move in effect (two moves that close are
+the same to the estimate, so a puzzle never asks for a distinction the bot cannot
+make), and every other move costs at least :data:`THRESHOLD` more than it. Those moves
+are the puzzle's *solutions* (the answer and the legal moves the same in effect). Its
+*wrong* move is the move made if it was not a solution (the mistake the player made
+there), else the worst move.
+
+Of a hand's decisions that make a puzzle, those where the move made was the mistake
+come first: the puzzle is cut where the player lost the hand, not where he played
+well and some other move would have been worse. Among them the one whose wrong move
+cost most is taken (the first of equals).
+
+A candidate is estimated again with :data:`RECHECK_FACTOR` times the deals, on other
+deals, and kept only if the re-check agrees: it has one clear answer too, the first
+best move is that answer, and the wrong move still costs at least the threshold. The
+kept puzzle's numbers are the re-check's.
 
 Themes (:func:`themes_of`) are named by what the solution does, from rules on the
 move and the position alone.
@@ -52,12 +60,14 @@ __all__ = [
 
 # Two moves whose chances of the letter differ by less than this are equally good.
 TOLERANCE = 0.05
-# A decision is a puzzle only if a wrong move there costs at least this chance of the letter.
-THRESHOLD = 0.20
+# A decision is a puzzle only if every move but its answer costs at least this chance of
+# the letter more than the answer: the answer is clear, no move is nearly as good.
+THRESHOLD = 0.30
 # The re-check's deals, as a multiple of the first estimate's.
 RECHECK_FACTOR = 4
 
-# Theme keys, in the order a puzzle lists them; their words are puzzles.themes.THEME_NAMES.
+# Theme keys, in the order a puzzle lists them; their words are in puzzles/data/themes.toml
+# (read by puzzles.themes).
 THEMES = (
     "pick_up",
     "go_out",
@@ -76,7 +86,8 @@ THEMES = (
 class Candidate:
     """A puzzle as found: the solver's ``view`` (``view_for`` of the seat to move),
     every legal move within the tolerance of the best (``solutions``), the wrong move
-    it is set against, and every move distinct in effect with its chance, best first."""
+    it is set against (``made``: the move the player made there), and every move
+    distinct in effect with its chance, best first."""
 
     step: int
     view: dict[str, Any]
@@ -85,6 +96,7 @@ class Candidate:
     best: MoveChance
     chances: tuple[MoveChance, ...]
     playouts: int
+    made: bool = False
 
     @property
     def spread(self) -> float:
@@ -115,38 +127,33 @@ def _candidate(
     made: dict[str, Any] | None,
     playouts: int,
 ) -> Candidate | None:
-    """The candidate of one decision from its chances by move key, or None if no wrong
-    move there costs the threshold."""
-    if len(chances) < 2:
-        return None
+    """The candidate of one decision from its chances by move key, or None if the
+    decision has no clear answer (module docstring)."""
     ranked = sorted(chances.values(), key=lambda c: c.loss)
-    best, worst = ranked[0], ranked[-1]
-    wrong = worst
-    if made is not None:
-        made_chance = chances[_key(view, made)]
-        if made_chance.loss - best.loss >= THRESHOLD:
-            wrong = MoveChance(made, made_chance.loss)
-    if wrong.loss - best.loss < THRESHOLD:
+    best = ranked[0]
+    answers = [c for c in ranked if c.loss <= best.loss + TOLERANCE]
+    others = ranked[len(answers) :]
+    if len(answers) > 1 or not others or others[0].loss - best.loss < THRESHOLD:
         return None
-    solutions = tuple(
-        move
-        for move in view["legal_moves"]
-        if chances[_key(view, move)].loss <= best.loss + TOLERANCE
-    )
-    return Candidate(step, view, solutions, wrong, best, tuple(ranked), playouts)
+    wrong, made_wrong = ranked[-1], False
+    if made is not None and _key(view, made) != _key(view, best.move):
+        wrong, made_wrong = MoveChance(made, chances[_key(view, made)].loss), True
+    solutions = tuple(m for m in view["legal_moves"] if _key(view, m) == _key(view, best.move))
+    return Candidate(step, view, solutions, wrong, best, tuple(ranked), playouts, made_wrong)
 
 
 def candidate_of(
     decisions: Sequence[tuple[int, dict[str, Any], dict[str, Any], dict[int, MoveChance]]],
     playouts: int,
 ) -> Candidate | None:
-    """The decision of largest spread of ``(step, view, move made, chances by move key)``
-    that makes a puzzle (the first of equals), or None."""
+    """The decision of ``(step, view, move made, chances by move key)`` that makes the
+    puzzle: one where the move made was the mistake if there is one, the costliest of
+    them (the first of equals); None if no decision has one clear answer."""
     found = [
         _candidate(step, view, chances, made, playouts) for step, view, made, chances in decisions
     ]
     kept = [c for c in found if c is not None]
-    return max(kept, key=lambda c: c.spread) if kept else None
+    return max(kept, key=lambda c: (c.made, c.spread)) if kept else None
 
 
 def recheck(candidate: Candidate, *, seed: str, factor: int = RECHECK_FACTOR) -> Candidate | None:
@@ -171,6 +178,7 @@ def recheck(candidate: Candidate, *, seed: str, factor: int = RECHECK_FACTOR) ->
         again.best,
         again.chances,
         playouts,
+        candidate.made,
     )
 
 

@@ -9,6 +9,9 @@ solver's own cards are ever shown before an attempt; the answer only after.
 Puzzles and players have an OpenSkill rating each (puzzles.ratings). An attempt is one
 row per (user, puzzle), a constraint of the database: the first attempt is the one that
 is rated, whatever the user does after.
+
+A streak (puzzles of rising difficulty until the first miss) rates nothing: only an
+account's best streak is kept.
 """
 
 from __future__ import annotations
@@ -79,3 +82,17 @@ class PuzzleAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} on {self.puzzle_id}: {'solved' if self.correct else 'missed'}"
+
+
+class PuzzleStreakBest(models.Model):
+    """An account's longest puzzle streak (puzzles solved in a row until the first miss,
+    unrated); a visitor's is kept in his session."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="puzzle_streak_best"
+    )
+    best = models.PositiveIntegerField(default=0)
+    reached_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.best}"

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from django.db.models import F, Func
+from django.db.models import Count, F, Func, Q, QuerySet
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from games.bots.features import move_key
@@ -27,9 +27,9 @@ from games.ratings import display_rating
 from games.selectors import CardView, RuleLine, card_sort_key, describe_action, rules_summary
 from games.selectors.labels import card_view
 from puzzles.models import Puzzle, PuzzleAttempt, PuzzleRating
+from puzzles.themes import theme, themes
 
 __all__ = [
-    "THEME_NAMES",
     "AttemptReport",
     "HistoryRow",
     "PuzzleBoard",
@@ -40,20 +40,9 @@ __all__ = [
     "next_puzzle",
     "puzzle_board",
     "puzzle_rating",
+    "theme_choices",
 ]
 
-THEME_NAMES = {
-    "pick_up": gettext_lazy("Pick up to win"),
-    "go_out": gettext_lazy("Go out in time"),
-    "four_of_a_kind": gettext_lazy("Four of a kind"),
-    "three_of_a_kind": gettext_lazy("Three of a kind"),
-    "play_on": gettext_lazy("Play on, do not pick up"),
-    "save_high_cards": gettext_lazy("Save your high cards"),
-    "play_low": gettext_lazy("Play low"),
-    "keep_nines": gettext_lazy("Keep your nines"),
-    "spade_back": gettext_lazy("Send the turn back with a spade"),
-    "best_card": gettext_lazy("Find the best card"),
-}
 PILE_SHOWN = 8
 ACTIONS_SHOWN = 4
 
@@ -70,11 +59,47 @@ def puzzle_rating(user: User | None) -> int | None:
     return display_rating(rating.mu if rating is not None else RATING_MU)
 
 
-def next_puzzle(*, user: User | None, tried: Iterable[int] = ()) -> Puzzle | None:
+def _of_theme(key: str) -> Q:
+    """Puzzles of the theme ``key``. A JSON list's containment is PostgreSQL's alone
+    (the embedded mode's SQLite has none), so the key is found as its JSON string in
+    the list's text; no theme's key holds another's between quotes."""
+    return Q(themes__icontains=f'"{key}"')
+
+
+@dataclass(frozen=True)
+class ThemeChoice:
+    """A theme in the active language and how many puzzles have it."""
+
+    key: str
+    name: str
+    description: str
+    count: int
+
+
+def theme_choices() -> list[ThemeChoice]:
+    """Every theme, in the finder's order, with its puzzles counted (one query)."""
+    counts = Puzzle.objects.aggregate(
+        **{t.key: Count("pk", filter=_of_theme(t.key)) for t in themes()}
+    )
+    language = translation.get_language()
+    return [
+        ThemeChoice(
+            t.key, t.name.in_language(language), t.description.in_language(language), counts[t.key]
+        )
+        for t in themes()
+    ]
+
+
+def next_puzzle(
+    *, user: User | None, tried: Iterable[int] = (), theme_key: str | None = None
+) -> Puzzle | None:
     """The puzzle rated nearest the user's puzzle rating among those he has not tried
-    (a visitor: nearest a newcomer's, leaving out ``tried``), or None when none is left."""
+    (a visitor: nearest a newcomer's, leaving out ``tried``), of the theme ``theme_key``
+    if one is given, or None when none is left."""
     mu = RATING_MU
-    puzzles = Puzzle.objects.exclude(pk__in=list(tried))
+    puzzles: QuerySet[Puzzle] = Puzzle.objects.exclude(pk__in=list(tried))
+    if theme_key is not None:
+        puzzles = puzzles.filter(_of_theme(theme_key))
     if user is not None and user.is_authenticated:
         rating = PuzzleRating.objects.filter(user=user).first()
         mu = rating.mu if rating is not None else RATING_MU
@@ -208,7 +233,7 @@ class AttemptReport:
     explanation: str
     solutions: list[str]
     chances: list[tuple[str, str, bool]]  # (move in words, chance of a letter, a solution)
-    themes: list[str]
+    themes: list[tuple[str, str]]  # (key, name in words)
     rating_before: int | None
     rating_after: int | None
     repeated: bool
@@ -232,6 +257,7 @@ def attempt_report(
     repeated: bool = False,
 ) -> AttemptReport:
     """The answer to an attempt: right or wrong and why in words, then the solution."""
+    language = translation.get_language()
     spades_back = puzzle.position["rules"]["spades_back"]
     by_key = {move_key(move_from_json(c["move"]), spades_back): c for c in puzzle.chances}
     mine = by_key[move_key(move_from_json(move), spades_back)]
@@ -263,7 +289,7 @@ def attempt_report(
             )
             for c in puzzle.chances
         ],
-        themes=[str(THEME_NAMES[t]) for t in puzzle.themes],
+        themes=[(t, theme(t).name.in_language(language)) for t in puzzle.themes],
         rating_before=rating_before,
         rating_after=rating_after,
         repeated=repeated,

@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass
 
 from games.engine import PickUp, Play, Rules
-from games.selectors.labels import CardView, RuleLine, card_view, rules_summary
+from games.selectors.labels import CardView, RuleLine, card_sort_key, card_view, rules_summary
 from games.teaching import Example, rule_sections
 
 __all__ = ["ExampleView", "RuleSectionView", "rules_page"]
@@ -65,13 +65,13 @@ def _example_view(example: Example, language: str) -> ExampleView:
         caption=example.caption.in_language(language),
         options=_changed_options(example.rules),
         pile=_cards(example.pile, language),
-        hand=_cards(example.hand, language),
+        hand=_hand(example.hand, language),
         beton=_cards(example.beton, language),
-        others=[_cards(hand, language) for hand in example.others],
+        others=[_hand(hand, language) for hand in example.others],
         play=_cards(example.move.cards, language) if isinstance(example.move, Play) else [],
         pickup=example.move.count if isinstance(example.move, PickUp) else 0,
         pile_after=_cards(after.pile, language) if after and after.pile is not None else None,
-        hand_after=_cards(after.hand, language) if after and after.hand is not None else None,
+        hand_after=_hand(after.hand, language) if after and after.hand is not None else None,
         to_move_after=after.to_move + 1 if after and after.to_move is not None else None,
         final_play=_cards(after.final_play, language) if after and after.final_play else [],
         tie=bool(after and after.result == "tie"),
@@ -86,3 +86,8 @@ def _changed_options(rules: Rules) -> list[RuleLine]:
 
 def _cards(codes: tuple[str, ...], language: str) -> list[CardView]:
     return [card_view(code, language) for code in codes]
+
+
+def _hand(codes: tuple[str, ...], language: str) -> list[CardView]:
+    """A hand in the order the table shows one, whatever order the data lists it in."""
+    return _cards(tuple(sorted(codes, key=card_sort_key)), language)

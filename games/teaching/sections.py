@@ -15,7 +15,7 @@ One file is one section of RULES.md or one table option::
     [[examples]]                     # any number; a small position and what it shows
     rules = { spades_back = true }   # the table options (games.engine.Rules), default all
     pile = ["9H", "QD"]              # bottom first, so the base card first
-    hand = ["KS", "KH"]              # the player to move; he sits in seat 0
+    hand = ["KS", "KH"]              # the player to move, in seat 0 (drawn sorted, as a table does)
     beton = []                       # his beton (optional)
     others = [["AH"], ["AD"]]        # the other seats' hands, clockwise from seat 1
     action_count = 0                 # actions made so far (optional)

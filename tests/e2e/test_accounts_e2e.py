@@ -55,3 +55,30 @@ def test_switching_to_polish_shows_polish_text(site, page: Page):
     expect(page.get_by_role("heading", name="Otwarte stoły")).to_be_visible()
     expect(page.get_by_role("link", name="Turnieje")).to_be_visible()
     expect(page.locator("html")).to_have_attribute("lang", "pl")
+
+
+# The line boxes of the heading's "e-mail" (with a hyphen or a non-breaking one).
+E_MAIL_LINES = """heading => {
+  const walker = document.createTreeWalker(heading, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const found = /e[-\\u2011]mail/.exec(node.textContent);
+    if (!found) continue;
+    const range = document.createRange();
+    range.setStart(node, found.index);
+    range.setEnd(node, found.index + found[0].length);
+    return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+  }
+  return 0;
+}"""
+
+
+def test_the_polish_verify_your_e_mail_heading_keeps_e_mail_whole_on_a_phone(site, browser):
+    context = browser.new_context(locale="pl-PL", viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    page.goto(f"{site.url}/accounts/confirm-email/")
+    heading = page.get_by_role("heading", level=1)
+    expect(heading).to_have_text(re.compile(r"Zweryfikuj swój adres e[-\u2011]mail"))
+    # The heading takes two lines on a phone; "e-" must not end the first.
+    assert heading.evaluate("h => h.getClientRects()[0].height") > 40
+    assert heading.evaluate(E_MAIL_LINES) == 1
+    context.close()

@@ -204,6 +204,7 @@ def the_pages() -> dict[str, str]:
         "tv": "/tv/",
         "puzzles": "/puzzles/",
         "puzzle history": "/puzzles/history/",
+        "puzzle streak": "/puzzles/streak/",
         "api docs": "/api/docs",
         "my games": "/games/",
     }
@@ -217,6 +218,7 @@ ANONYMOUS_PAGES = {
     "rules (signed out)": "/rules/",
     "tv (signed out)": "/tv/",
     "puzzles (signed out)": "/puzzles/",
+    "puzzle streak (signed out)": "/puzzles/streak/",
     "learn (signed out)": "/learn/",
     "lesson (signed out)": "/learn/four-of-a-kind/",
 }

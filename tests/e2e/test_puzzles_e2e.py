@@ -127,3 +127,38 @@ def test_the_history_fits_a_phone(site, browser: Browser):
 
     finally:
         context.close()
+
+
+def test_a_streak_from_the_keyboard_on_a_phone_in_polish(site, browser: Browser):
+    """A visitor starts a streak, solves a puzzle by Enter, misses the next by P, and is
+    shown the solution and his best; a theme picked on /puzzles/ gives its puzzle."""
+    make_puzzle(content_hash="easy", mu=20.0)
+    themed = make_puzzle(mu=30.0, themes=["play_low"])
+    context = browser.new_context(locale="pl-PL", viewport={"width": 360, "height": 740})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        page.goto(f"{site.url}/puzzles/")
+        page.get_by_label("Motyw łamigłówek").select_option("play_low")
+        page.get_by_role("button", name="Pokaż łamigłówki").click()
+        expect(page.get_by_test_id("puzzle")).to_have_attribute("data-puzzle", str(themed.pk))
+        expect(page.get_by_test_id("theme-description")).to_contain_text("najniższa karta")
+
+        page.get_by_test_id("streak-link").click()
+        expect(page.get_by_test_id("streak-start")).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page.get_by_test_id("streak-count")).to_have_text("Seria: 0")
+        expect(page.locator("#my-hand .card-button[data-card=KH]")).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page.get_by_test_id("streak-count")).to_have_text("Seria: 1")
+        expect(page.get_by_test_id("streak-note")).to_contain_text("Dobrze!")
+        page.keyboard.press("p")
+        expect(page.get_by_test_id("streak-end")).to_have_text(
+            "Koniec serii: 1 łamigłówka rozwiązana z rzędu."
+        )
+        expect(page.get_by_test_id("solution")).to_contain_text("K♥")
+        expect(page.get_by_test_id("streak-best")).to_have_text("Twój rekord: 1")
+        expect(page.get_by_test_id("streak-start")).to_be_focused()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    finally:
+        context.close()

@@ -9,10 +9,11 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 from django.utils.html import escape
+from django.utils.translation import gettext as _
 
 from games.engine import Rules
-from games.selectors import CardView
-from games.teaching import rule_sections
+from games.selectors import CardView, card_sort_key
+from games.teaching import Example, rule_sections
 from games.templatetags.pan import card_name
 from social import services as social_services
 from tests.factories import client_for, make_table, make_user
@@ -53,9 +54,70 @@ def test_every_section_has_its_anchor_heading_link_text_and_drawn_examples(langu
                 assert escape(example.caption.in_language(language)) in body
                 others = [code for hand in example.others for code in hand]
                 final = example.after.final_play if example.after else None
-                for code in {*example.pile, *example.hand, *example.beton, *others, *(final or ())}:
+                # (the beton is drawn face down: test_a_beton_is_drawn_face_down_as_its_text_says)
+                for code in {*example.pile, *example.hand, *others, *(final or ())}:
                     name = card_name(CardView.of(code))
                     assert f'aria-label="{name[0].upper()}{name[1:]}"' in body, code
+
+
+def _drawn_examples(html: str) -> list[tuple[Example, str]]:
+    """Every example with its drawn figure, in page order."""
+    drawn = _sections(html)
+    return [
+        (example, figure)
+        for section in rule_sections()
+        for example, figure in zip(
+            section.examples,
+            drawn[section.anchor].split('data-testid="rule-example"')[1:],
+            strict=True,
+        )
+    ]
+
+
+def _row(figure: str, label: str) -> str | None:
+    """The cards drawn in the figure's row of ``label`` (None: no such row)."""
+    found = re.search(
+        rf'<span class="example-label">{re.escape(escape(label))}</span>'
+        r'<span class="example-cards">(.*?)</span></div>',
+        figure,
+        re.DOTALL,
+    )
+    return found.group(1) if found else None
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_a_beton_is_drawn_face_down_as_its_text_says(language) -> None:
+    betons = [(e, f) for e, f in _drawn_examples(_page(language)) if e.beton]
+    assert betons
+    with translation.override(language):
+        label, back = _("His beton (face down)"), _("A card face down")
+        for example, figure in betons:
+            row = _row(figure, label)
+            assert row is not None
+            assert row.count(f'role="img" aria-label="{back}"') == len(example.beton)
+            assert row.count("<svg") == len(example.beton)
+            # No face: neither a rank nor a card's name.
+            assert "<text" not in row
+            for code in example.beton:
+                assert card_name(CardView.of(code)).lower() not in row.lower()
+
+
+def test_every_examples_hand_is_drawn_sorted_as_the_table_sorts_a_hand() -> None:
+    checked = 0
+    for example, figure in _drawn_examples(_page("en")):
+        after = example.after.hand if example.after else None
+        for label, hand in (("Player 1, to move", example.hand), ("His hand after", after)):
+            if hand is None:
+                continue
+            row = _row(figure, label)
+            assert row is not None, label
+            names = {code: card_name(CardView.of(code)) for code in hand}
+            by_name = {name[0].upper() + name[1:]: code for code, name in names.items()}
+            drawn = [by_name[name] for name in re.findall(r'aria-label="([^"]+)"', row)]
+            assert sorted(drawn) == sorted(hand)
+            assert drawn == sorted(hand, key=card_sort_key), (label, example.caption.en)
+            checked += 1
+    assert checked > len(rule_sections())
 
 
 def test_the_polish_page_is_all_polish() -> None:

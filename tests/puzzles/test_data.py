@@ -42,6 +42,12 @@ def test_every_kept_position_is_legal_and_so_is_every_solution(record: dict) -> 
     solution_keys = {move_key(move_from_json(m), spades_back) for m in record["solutions"]}
     assert move_key(move_from_json(record["wrong"]["move"]), spades_back) not in solution_keys
     assert record["wrong"]["loss"] - record["best_loss"] >= THRESHOLD
+    # One clear answer: the solutions are one move in effect, every other move is at
+    # least the threshold behind it.
+    assert len(solution_keys) == 1
+    for chance in record["chances"]:
+        if move_key(move_from_json(chance["move"]), spades_back) not in solution_keys:
+            assert chance["loss"] - record["best_loss"] >= THRESHOLD
     assert record["themes"] and set(record["themes"]) <= set(THEMES)
 
 

@@ -46,7 +46,7 @@ class Command(BaseCommand):
                 candidates += finding.candidate is not None
                 kept = finding.kept
                 if kept is None:
-                    why = "nothing mattered enough" if finding.candidate is None else "re-check"
+                    why = "no clear answer" if finding.candidate is None else "re-check"
                     self.stdout.write(f"{where}: no puzzle ({why})")
                     continue
                 fields = puzzle_fields(kept)
