@@ -281,3 +281,20 @@ def test_players_see_their_result_for_the_pause_before_the_next_pairing():
     time_out(hand, now=ended)
     assert pair(arena, now=ended + timedelta(seconds=1)).started == 0
     assert pair(arena, now=ended + timedelta(seconds=3)).started == 1
+
+
+def test_a_disqualified_player_leaves_the_board_and_his_game_counts_for_nobody():
+    cheat = make_user()
+    arena = start(make_arena(bots=3, users=[cheat]))
+    (game,) = games_in_play(arena)
+    services.tournament_disqualify(
+        tournament_id=arena.pk, entry_id=entry_of(cheat).pk, by=arena.created_by, reason="x"
+    )
+    game.refresh_from_db()
+    assert game.finished_at is not None and not game.counted
+    assert game.match.status == "finished"
+    board = arena_leaderboard(tournament=arena, viewer=cheat)
+    assert board.my_rank is None and board.total == 3
+    pair(arena)
+    assert len(games_in_play(arena)) == 1  # the three others play on
+    assert entry_of(cheat).table_id is None

@@ -126,6 +126,8 @@ class Arena:
         )
         if game is not None:
             self._end_game(tournament, game, places=None, actions=[], idle_seat=None, now=now)
+            match = Match.objects.select_for_update().get(pk=game.match_id)
+            games.tournament_match_close(match=match, now=now)
         play.take_out(tournament, [entry], now=now, disqualified=True, reason=reason)
 
     def advance(self, tournament: Tournament, *, now: datetime) -> AdvanceReport:
