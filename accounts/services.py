@@ -59,7 +59,7 @@ def sightings_forget(*, now: datetime | None = None) -> int:
     hashed with any more (all but today's and yesterday's). Returns how many sightings."""
     now = now or timezone.now()
     with transaction.atomic():
-        deleted, _ = Sighting.objects.filter(seen_at__lt=now - SIGHTINGS_KEPT).delete()
+        deleted, _kinds = Sighting.objects.filter(seen_at__lt=now - SIGHTINGS_KEPT).delete()
         oldest_kept = devices.utc_day(now) - timedelta(days=devices.SaltBook.KEEP_DAYS - 1)
         AddressSalt.objects.filter(day__lt=oldest_kept).delete()
     return deleted
