@@ -82,11 +82,15 @@ class SightingBook:
 SIGHTINGS = SightingBook()
 
 
+SESSION_DEVICE = "pan_device"  # the device id a session was given, kept with it
+
+
 class DeviceMiddleware:
     """Runs after authentication; works on the way out, so that a login's own response
     counts (the view has just signed the user in). A signed-in user's browser keeps a
-    device id in a signed cookie (given on the first response without a valid one), and
-    the user is noted as seen on it from the client's address (``accounts.devices``)."""
+    device id in a signed cookie (given on the first response without a valid one) and
+    his session keeps it too; the user is noted as seen on it from the client's address
+    (``accounts.devices``)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -98,7 +102,11 @@ class DeviceMiddleware:
             return response
         device = devices.device_of(request)
         if device is None:
-            device = devices.new_device_id()
+            # The session's, where it has one: a client that drops the cookie is still one
+            # device (and cannot make a new one per request).
+            device = request.session.get(SESSION_DEVICE) or devices.new_device_id()
             devices.set_device_cookie(response, device)
+        if request.session.get(SESSION_DEVICE) != device:
+            request.session[SESSION_DEVICE] = device
         SIGHTINGS.seen(user.pk, device, request.META.get("REMOTE_ADDR") or "")
         return response

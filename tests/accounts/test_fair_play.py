@@ -62,6 +62,18 @@ def test_a_signed_in_browser_gets_a_signed_device_id_and_is_seen_on_it_from_its_
     assert Sighting.objects.filter(user=user).count() == 1
 
 
+def test_a_client_that_drops_the_cookie_stays_one_device_for_its_session():
+    user = make_user()
+    client = client_for(user)
+    first = client.get(reverse("home"), REMOTE_ADDR=HOME).cookies[devices.DEVICE_COOKIE]
+    del client.cookies[devices.DEVICE_COOKIE]
+    second = client.get(reverse("home"), REMOTE_ADDR=ELSEWHERE).cookies[devices.DEVICE_COOKIE]
+    assert devices.device_of(request_with(second.value)) == devices.device_of(
+        request_with(first.value)
+    )
+    assert Sighting.objects.filter(user=user).values("device").distinct().count() == 1
+
+
 def test_a_visitor_gets_no_device_cookie():
     response = Client().get(reverse("home"))
     assert devices.DEVICE_COOKIE not in response.cookies
