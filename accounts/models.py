@@ -67,3 +67,73 @@ class User(AbstractUser):
     def is_muted(self, now: datetime | None = None) -> bool:
         """True while a chat mute is in force at ``now`` (default: the current time)."""
         return self.muted_until is not None and self.muted_until > (now or timezone.now())
+
+
+# --- fair play: where accounts are seen from -------------------------------------------------
+# What ``accounts.selectors.accounts_linked`` reads to keep two accounts of one person from
+# one rated table, tournament table or arena game. Never shown to anyone, moderators
+# included (they see "shares a device with X"), never in the API, kept 30 days
+# (``accounts.services.sightings_forget``), deleted with the account.
+
+
+class Sighting(models.Model):
+    """A signed-in user seen on a device (the random id in his browser's signed
+    ``pan_device`` cookie) from an address, kept only as its hash under the salt of the
+    day (``ip_hash``) and of the day before (``ip_hash_before``: an address seen on both
+    sides of midnight still matches). One row per user, device and address a day;
+    ``seen_at`` is the last time."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    device = models.CharField(max_length=32)
+    # Empty: no address worth comparing (a loopback one says nothing of the client).
+    ip_hash = models.CharField(max_length=64, blank=True)
+    ip_hash_before = models.CharField(max_length=64, blank=True)
+    seen_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "device", "ip_hash"], name="sighting_once")
+        ]
+        indexes = [
+            models.Index(fields=["device"], name="sighting_device"),
+            models.Index(fields=["ip_hash"], name="sighting_ip_hash"),
+        ]
+
+    def __str__(self) -> str:
+        # What the admin's deletion page lists: never the device or the hash.
+        return f"{self.user_id} {self.seen_at:%Y-%m-%d %H:%M}"
+
+
+class AddressSalt(models.Model):
+    """The secret an address is hashed with on one day (UTC). Deleted once no address is
+    hashed with it any more (after the next day): a stored hash can then no longer be
+    turned back into its address by trying every address."""
+
+    day = models.DateField(unique=True)
+    salt = models.CharField(max_length=64)
+
+    def __str__(self) -> str:
+        return f"{self.day}"
+
+
+class AllowedPair(models.Model):
+    """Two accounts a moderator allowed to play together although they share a device or
+    a connection (a family at one computer). ``user`` has the lower id."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    other = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    allowed_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "other"], name="allowedpair_once"),
+            models.CheckConstraint(
+                condition=models.Q(user__lt=models.F("other")), name="allowedpair_ordered"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} & {self.other_id}"

@@ -28,6 +28,11 @@ def account_settings(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/settings.html", {"form": form})
 
 
+def privacy(request: HttpRequest) -> HttpResponse:
+    """What the site keeps to keep play fair, for how long, and its cookies."""
+    return render(request, "accounts/privacy.html")
+
+
 @require_POST
 def set_language(request: HttpRequest) -> HttpResponse:
     """Django's language switch, which also saves the choice for a signed-in user."""

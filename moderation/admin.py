@@ -12,7 +12,8 @@ subclasses that carry the actions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from itertools import combinations
+from typing import Any, NamedTuple
 
 from django import forms
 from django.contrib import admin, messages
@@ -82,12 +83,15 @@ class ModerationActionsMixin:
         form_class: type[forms.Form],
         run: Callable[[Any, Any], object],
         done: Callable[[int], str],
+        each: Callable[[QuerySet], Iterable[Any]] | None = None,
     ) -> HttpResponse | None:
-        """The form page first; once it is valid, the service on every object."""
+        """The form page first; once it is valid, the service on every object (on every
+        item ``each`` makes of them, if given)."""
         if request.POST.get("apply"):
             form = form_class(request.POST)
             if form.is_valid():
-                self.run_on_each(request, queryset, lambda obj: run(obj, form), done)
+                items = each(queryset) if each is not None else queryset
+                self.run_on_each(request, items, lambda obj: run(obj, form), done)
                 return None
         else:
             form = form_class()
@@ -111,12 +115,35 @@ def _note(form: forms.Form) -> str:
 # --- users -------------------------------------------------------------------------------------
 
 
+class UserPair(NamedTuple):
+    """Two of the selected users, as an action on pairs takes them."""
+
+    user: User
+    other: User
+
+    def __str__(self) -> str:
+        return f"{self.user} & {self.other}"
+
+
+def _pairs(users: QuerySet) -> list[UserPair]:
+    return [UserPair(*pair) for pair in combinations(users.order_by("pk"), 2)]
+
+
 class ModeratedUserAdmin(ModerationActionsMixin, accounts_admin.UserAdmin):
-    """The user admin with moderation: ban, mute, log out everywhere, and a user's page
-    showing his matches, reports, chat and audit entries."""
+    """The user admin with moderation: ban, mute, log out everywhere, allow linked
+    accounts to play together, and a user's page showing his matches, reports, chat,
+    audit entries and the accounts sharing his device or connection."""
 
     change_form_template = "admin/accounts/user/change_form.html"
-    actions = ["ban_users", "unban_users", "mute_users", "unmute_users", "logout_everywhere"]
+    actions = [
+        "ban_users",
+        "unban_users",
+        "mute_users",
+        "unmute_users",
+        "logout_everywhere",
+        "allow_pairs",
+        "disallow_pairs",
+    ]
 
     def has_ban_permission(self, request: HttpRequest) -> bool:
         return may(request.user, PERM_BAN)
@@ -217,6 +244,61 @@ class ModeratedUserAdmin(ModerationActionsMixin, accounts_admin.UserAdmin):
                 )
                 % {"n": n}
             ),
+        )
+
+    @admin.action(
+        description=_("Allow the selected users to play together (linked accounts)"),
+        permissions=["ban"],
+    )
+    def allow_pairs(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        if queryset.count() < 2:
+            self.message_user(request, _("Select two accounts or more."), messages.ERROR)
+            return None
+        return self.run_with_form(
+            request,
+            queryset,
+            action="allow_pairs",
+            title=_("Allow linked accounts to play together"),
+            form_class=RequiredReasonForm,
+            run=lambda pair, form: services.user_pair_allow(
+                by=request.user,
+                user_id=pair.user.pk,
+                other_id=pair.other.pk,
+                reason=form.cleaned_data["text"],
+            ),
+            done=lambda n: (
+                ngettext(
+                    "%(n)d pair allowed to play together.",
+                    "%(n)d pairs allowed to play together.",
+                    n,
+                )
+                % {"n": n}
+            ),
+            each=_pairs,
+        )
+
+    @admin.action(
+        description=_("Keep the selected users apart again (linked accounts)"),
+        permissions=["ban"],
+    )
+    def disallow_pairs(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        if queryset.count() < 2:
+            self.message_user(request, _("Select two accounts or more."), messages.ERROR)
+            return None
+        return self.run_with_form(
+            request,
+            queryset,
+            action="disallow_pairs",
+            title=_("Keep linked accounts apart again"),
+            form_class=ModerationNoteForm,
+            run=lambda pair, form: services.user_pair_disallow(
+                by=request.user, user_id=pair.user.pk, other_id=pair.other.pk, reason=_note(form)
+            ),
+            done=lambda n: (
+                ngettext("%(n)d pair kept apart again.", "%(n)d pairs kept apart again.", n)
+                % {"n": n}
+            ),
+            each=_pairs,
         )
 
 

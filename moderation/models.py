@@ -35,6 +35,8 @@ class AuditLog(models.Model):
         MATCH_ANNUL = "match_annul", _("match annulled")
         TABLE_REMOVE_PLAYER = "table_remove_player", _("player removed from a table")
         TOURNAMENT_DISQUALIFY = "tournament_disqualify", _("player disqualified from a tournament")
+        PAIR_ALLOW = "pair_allow", _("two linked accounts allowed to play together")
+        PAIR_DISALLOW = "pair_disallow", _("two linked accounts kept apart again")
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from django.db.models import Q
+
 from accounts.models import User
+from accounts.selectors import SharedAccount, accounts_sharing
 from games.models import ChatMessage, MatchPlayer, Table
 from games.selectors import can_view_table
 from moderation.models import AuditLog, Report
@@ -59,10 +62,18 @@ class ModerationSummary:
     reports_by: list[Report]
     recent_chat: list[ChatMessage]
     audit: list[AuditLog]
+    # The accounts sharing a device or a connection with his: by name only, never the
+    # device or the address.
+    shared: list[SharedAccount]
+
+
+PAIR_ACTIONS = (AuditLog.Action.PAIR_ALLOW, AuditLog.Action.PAIR_DISALLOW)
 
 
 def user_moderation_summary(user: User, *, limit: int = 20) -> ModerationSummary:
-    """His latest matches, reports against him and by him, his chat (hidden too), his log."""
+    """His latest matches, reports against him and by him, his chat (hidden too), his log
+    (with the pairs allowed that name him), the accounts sharing his device or
+    connection."""
     return ModerationSummary(
         matches=list(
             MatchPlayer.objects.filter(user=user)
@@ -85,8 +96,11 @@ def user_moderation_summary(user: User, *, limit: int = 20) -> ModerationSummary
             .order_by("-created_at")[: limit * 2]
         ),
         audit=list(
-            AuditLog.objects.filter(target_user=user)
-            .select_related("actor", "table")
+            AuditLog.objects.filter(
+                Q(target_user=user) | Q(action__in=PAIR_ACTIONS, details__other_id=user.pk)
+            )
+            .select_related("actor", "target_user", "table")
             .order_by("-created_at")[:limit]
         ),
+        shared=accounts_sharing(user),
     )

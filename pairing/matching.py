@@ -4,12 +4,14 @@ Among the seeks of one time control, the largest table that can be filled is fil
 first (Pan is a game for a full table; a seeker of "any size" wants to play soonest, and
 a full table seats the most waiting players). The player who has waited longest is
 seated first, with the players nearest to him in rating when more are there than seats;
-then the search starts again with whoever is left.
+then the search starts again with whoever is left. Two seeks whose accounts are linked
+(fair play: one device, or one connection lately) never sit at one table: the next
+nearest sits instead, and a seeker nobody else can sit with waits on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Protocol, TypeVar
 
@@ -32,27 +34,42 @@ def fits(seek: Seeking, size: int) -> bool:
     return seek.size is None or seek.size == size
 
 
-def groups(seeks: Sequence[S]) -> list[tuple[int, list[S]]]:
+def groups(
+    seeks: Sequence[S], *, apart: Collection[frozenset[int]] = frozenset()
+) -> list[tuple[int, list[S]]]:
     """The tables to seat now, as (size, seeks), the first seated player first; every seek
-    is in at most one group."""
+    is in at most one group, and no group holds both seeks of a pair in ``apart`` (pairs
+    of seek pks)."""
     found: list[tuple[int, list[S]]] = []
     for time_control in dict.fromkeys(s.time_control for s in seeks):
         left = [s for s in seeks if s.time_control == time_control]
-        while (group := _one_group(left)) is not None:
+        while (group := _one_group(left, apart)) is not None:
             found.append(group)
             taken = {s.pk for s in group[1]}
             left = [s for s in left if s.pk not in taken]
     return found
 
 
-def _one_group(seeks: list[S]) -> tuple[int, list[S]] | None:
+def _one_group(seeks: list[S], apart: Collection[frozenset[int]]) -> tuple[int, list[S]] | None:
     for size in SIZES_LARGEST_FIRST:
         candidates = sorted((s for s in seeks if fits(s, size)), key=_waited_longest)
         if len(candidates) < size:
             continue
-        first, *others = candidates
-        nearest = sorted(others, key=lambda s: (abs(s.rating - first.rating), _waited_longest(s)))
-        return size, [first, *nearest[: size - 1]]
+        # The longest waiting first; if every table he could sit at holds a seek linked
+        # to his, the next.
+        for first in candidates:
+            nearest = sorted(
+                (s for s in candidates if s is not first),
+                key=lambda s, first=first: (abs(s.rating - first.rating), _waited_longest(s)),
+            )
+            group = [first]
+            for seek in nearest:
+                if len(group) == size:
+                    break
+                if not any(frozenset((seek.pk, other.pk)) in apart for other in group):
+                    group.append(seek)
+            if len(group) == size:
+                return size, group
     return None
 
 

@@ -16,6 +16,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from accounts.selectors import linked_among
 from core.errors import Refused
 from games import services as games
 from games.engine import PROFILES
@@ -132,7 +133,10 @@ def pairing_match(*, now: datetime) -> list[int]:
         stale.delete()
         seeks = list(Seek.objects.select_for_update().select_related("user").order_by("pk"))
         busy = _seated_elsewhere([s.user_id for s in seeks if s.time_control not in DAY_PRESETS])
-        for size, group in matching.groups([s for s in seeks if s.user_id not in busy]):
+        seeking = [s for s in seeks if s.user_id not in busy]
+        # The tables are rated: two seeks of linked accounts (fair play) never make one.
+        apart = linked_among({s.pk: s.user_id for s in seeking}, now=now)
+        for size, group in matching.groups(seeking, apart=apart):
             try:
                 with transaction.atomic():  # a refused group leaves no half-made table
                     tables.append(_seat(group, size=size, bot_level="", now=now).pk)

@@ -123,6 +123,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.UserLanguageMiddleware",
+    "accounts.middleware.DeviceMiddleware",  # fair play: the device cookie, where one is seen
     "api.middleware.ApiEdgeMiddleware",  # after the languages: /api/ speaks its own
     "django.contrib.messages.middleware.MessageMiddleware",
     "moderation.middleware.ModerationMiddleware",  # bans end sessions; report outcomes
@@ -270,6 +271,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "social.expire_challenges",
         "schedule": 5.0,
         "options": {"expires": 5.0},
+    },
+    # Fair play: sightings past 30 days, and the salts no address is hashed with any more.
+    "forget-sightings": {
+        "task": "accounts.forget_sightings",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
     },
     # Notices still waiting for their e-mail (a task lost with its worker): mailed now.
     "mail-pending-notifications": {

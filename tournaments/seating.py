@@ -10,12 +10,18 @@ The rules (the tournaments issue):
   two or more players, one player moves from the largest to the smallest.
 * A player eliminated is placed one more than the number of players still in;
   players eliminated at the same moment share that place.
+* Two linked accounts (fair play: one device, or one connection lately) sit at different
+  tables wherever a seating allows it: at the start players swap tables until no table
+  holds a linked pair (``keep_apart``), and a player who moves goes where nobody linked
+  to him sits (``movers_apart``, ``destinations_apart``). Where no seating keeps them
+  apart (one table left), they sit together and the tournament goes on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations, permutations, product
 from typing import Generic, TypeVar
 
 __all__ = [
@@ -26,7 +32,11 @@ __all__ = [
     "Break",
     "Move",
     "balance_plan",
+    "clashes",
+    "destinations_apart",
     "elimination_place",
+    "keep_apart",
+    "movers_apart",
     "table_count",
     "table_sizes",
 ]
@@ -35,6 +45,7 @@ MIN_PLAYERS, MAX_PLAYERS = 3, 512
 MIN_SEATS, MAX_SEATS = 2, 4
 
 K = TypeVar("K", bound=Hashable)
+T = TypeVar("T", bound=Hashable)
 
 
 def table_count(players: int, seats: int) -> int:
@@ -106,6 +117,83 @@ def balance_plan(tables: Sequence[tuple[K, int]], seats: int) -> Break[K] | Move
     if largest[1] - smallest[1] >= 2:
         return Move(source=largest[0], destination=smallest[0])
     return None
+
+
+def clashes(players: Iterable[K], apart: Collection[frozenset[K]]) -> int:
+    """How many pairs of ``apart`` sit among ``players`` (one table)."""
+    if not apart:
+        return 0
+    return sum(frozenset(pair) in apart for pair in combinations(players, 2))
+
+
+def keep_apart(tables: Sequence[Sequence[K]], apart: Collection[frozenset[K]]) -> list[list[K]]:
+    """``tables`` (the players at each) with players swapped between tables, sizes kept,
+    until no swap of two players lowers the linked pairs of ``apart`` sitting together:
+    none left wherever swaps can part them all. Without a linked pair at one table,
+    nobody moves."""
+    seating = [list(table) for table in tables]
+    if not apart:
+        return seating
+    while True:
+        swapped = False
+        for here, table in enumerate(seating):
+            if not clashes(table, apart):
+                continue
+            swapped = _one_better_swap(seating, here, apart)
+            if swapped:
+                break
+        if not swapped:
+            return seating
+
+
+def _one_better_swap(seating: list[list[K]], here: int, apart: Collection[frozenset[K]]) -> bool:
+    """Swap one player of table ``here`` with one of another table if that lowers the
+    linked pairs sitting together (in place); whether it could."""
+    table = seating[here]
+    for there, other in enumerate(seating):
+        if there == here:
+            continue
+        before = clashes(table, apart) + clashes(other, apart)
+        for i, j in product(range(len(table)), range(len(other))):
+            table[i], other[j] = other[j], table[i]
+            if clashes(table, apart) + clashes(other, apart) < before:
+                return True
+            table[i], other[j] = other[j], table[i]
+    return False
+
+
+def movers_apart(
+    candidates: Sequence[K], seated: Collection[K], apart: Collection[frozenset[K]]
+) -> list[K]:
+    """Those of ``candidates`` who may move to a table where ``seated`` sit without
+    sitting beside an account linked to theirs; all of them if none may."""
+    fine = [c for c in candidates if not any(frozenset((c, s)) in apart for s in seated)]
+    return fine or list(candidates)
+
+
+def destinations_apart(
+    movers: Sequence[K],
+    destinations: Sequence[T],
+    seated: Mapping[T, Collection[K]],
+    apart: Collection[frozenset[K]],
+) -> list[T]:
+    """Where each of ``movers`` goes (a table as often as ``destinations`` names it), so
+    that the fewest linked pairs sit together where they arrive; among equals the order
+    given."""
+    best, fewest = list(destinations), None
+    for order in dict.fromkeys(permutations(destinations)):
+        arriving: dict[T, list[K]] = {}
+        for mover, table in zip(movers, order, strict=True):
+            arriving.setdefault(table, []).append(mover)
+        count = sum(
+            clashes([*seated.get(table, ()), *those], apart) - clashes(seated.get(table, ()), apart)
+            for table, those in arriving.items()
+        )
+        if fewest is None or count < fewest:
+            best, fewest = list(order), count
+        if count == 0:
+            break
+    return best
 
 
 def elimination_place(players_still_in: int) -> int:

@@ -24,7 +24,12 @@ from core.errors import Refused
 from games import events, ratings
 from games.engine import Clock, MatchState, deal, seed_commitment
 from games.models import MIN_SEATS, MS_PER_DAY, Hand, Match, MatchPlayer, Table, to_instant
-from games.services._common import _locked_table, _require_owner, _require_seating_open
+from games.services._common import (
+    _linked_people,
+    _locked_table,
+    _require_owner,
+    _require_seating_open,
+)
 from games.services.moves import NEXT_HAND_DELAY, hand_insert, stop_in_play
 
 # --- matches and hands ------------------------------------------------------------------
@@ -32,6 +37,7 @@ from games.services.moves import NEXT_HAND_DELAY, hand_insert, stop_in_play
 
 def match_start(*, table_id: int, by: User, now: datetime | None = None) -> Match:
     """The owner starts a match with everyone seated (at least two); the first hand is dealt.
+    A rated table refuses while two of its players' accounts are linked (fair play).
 
     Also serves as the rematch: after a match ends, the same seats start a new one.
     """
@@ -43,6 +49,15 @@ def match_start(*, table_id: int, by: User, now: datetime | None = None) -> Matc
         seats = [s for s in table.seats.select_related("user") if not s.is_empty]
         if len(seats) < MIN_SEATS:
             raise Refused(_("At least two players are needed to start."))
+        if _linked_people(table, [s.user_id for s in seats if s.user_id]):
+            # They sat before their accounts were seen together: neither is named.
+            raise Refused(
+                _(
+                    "This rated match cannot start: two players here share a device or a "
+                    "connection. One of them must leave the table, or a moderator can allow it."
+                ),
+                code="linked_accounts",
+            )
         rules = table.rules
         try:
             rules.validate_for_players(len(seats))

@@ -20,6 +20,7 @@ from games.models import MAX_SEATS, MIN_SEATS, MOVE_DAYS, BotLevel, Hand, Match,
 from games.services._common import (
     TABLE_NAME_MAX,
     _locked_table,
+    _refuse_linked_seat,
     _require_owner,
     _require_seating_open,
     _seating_changed,
@@ -123,7 +124,8 @@ def validate_move_days(move_days: int) -> None:
 
 
 def table_sit(*, table_id: int, user: User, position: int | None = None) -> Seat:
-    """Sit ``user`` in an empty seat (the first free one if ``position`` is None)."""
+    """Sit ``user`` in an empty seat (the first free one if ``position`` is None). At a
+    rated table, not beside an account linked to his (a shared device or connection)."""
     with transaction.atomic():
         table = _locked_table(table_id)
         _require_seating_open(table)
@@ -135,6 +137,7 @@ def table_sit(*, table_id: int, user: User, position: int | None = None) -> Seat
             raise Refused(
                 _("This seat is taken.") if position is not None else _("The table is full.")
             )
+        _refuse_linked_seat(table, user, [s.user_id for s in seats if s.user_id])
         seat = free[0]
         seat.user = user
         seat.save(update_fields=["user"])

@@ -14,10 +14,11 @@ Who may do what: ``accounts.permissions`` (the permissions of the ``Moderators``
 Nobody but a superuser acts on a staff account, and nobody on his own.
 
 Where things live: ``users`` (bans, mutes, logging out everywhere, the automatic mute
-of a chat flood), ``reports`` (a player's report and its outcome), ``tables`` (hidden
-chat, aborted hands, annulled matches, players taken out of their seats) and, below
-them all, ``_common`` (the audit log, the permission checks, the user row lock). This
-package re-exports them, so callers import ``moderation.services`` only.
+of a chat flood, two linked accounts allowed to play together), ``reports`` (a player's
+report and its outcome), ``tables`` (hidden chat, aborted hands, annulled matches,
+players taken out of their seats) and, below them all, ``_common`` (the audit log, the
+permission checks, the user row lock). This package re-exports them, so callers import
+``moderation.services`` only.
 """
 
 from moderation.services._common import REASON_MAX, audit_record
@@ -47,6 +48,8 @@ from moderation.services.users import (
     user_ban,
     user_logout_everywhere,
     user_mute,
+    user_pair_allow,
+    user_pair_disallow,
     user_unban,
     user_unmute,
 )
@@ -75,6 +78,8 @@ __all__ = [
     "user_ban",
     "user_logout_everywhere",
     "user_mute",
+    "user_pair_allow",
+    "user_pair_disallow",
     "user_unban",
     "user_unmute",
 ]

@@ -1,7 +1,9 @@
-"""A moderator's actions on a user: ban and unban, mute and unmute, log out everywhere;
-and the site's own limit, the automatic mute of a user who floods the chat.
+"""A moderator's actions on a user: ban and unban, mute and unmute, log out everywhere,
+allow two linked accounts to play together (and take it back); and the site's own
+limit, the automatic mute of a user who floods the chat.
 
-Each locks the user row (then, for a ban, the tables he leaves, in games' order).
+Each locks the user row (then, for a ban, the tables he leaves, in games' order; for a
+pair, both rows in the order of their ids).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.models import User
+from accounts.models import AllowedPair, User
 from accounts.notices import PERMANENT
 from accounts.permissions import PERM_BAN, PERM_MUTE
 from core import broadcast
@@ -236,6 +238,65 @@ def user_logout_everywhere(*, by: User, user_id: int, reason: str = "") -> User:
         )
         _kick_on_commit(target.pk, "logged_out")
     return target
+
+
+# --- linked accounts (fair play) ---------------------------------------------------------------
+
+
+def user_pair_allow(*, by: User, user_id: int, other_id: int, reason: str) -> AllowedPair:
+    """Allow two accounts that share a device or a connection to sit at one rated table,
+    tournament table and arena game (a family at one computer). Locks both user rows."""
+    _require(by, PERM_BAN)
+    reason = _clean_reason(reason, required=True)
+    with transaction.atomic():
+        first, second = _locked_pair(by, user_id, other_id)
+        pair, created = AllowedPair.objects.get_or_create(
+            user=first, other=second, defaults={"allowed_by": by}
+        )
+        if not created:
+            raise Refused(
+                _("%(one)s and %(other)s are already allowed to play together.")
+                % {"one": first.username, "other": second.username}
+            )
+        _pair_audit(by, AuditLog.Action.PAIR_ALLOW, first, second, reason)
+    return pair
+
+
+def user_pair_disallow(*, by: User, user_id: int, other_id: int, reason: str = "") -> None:
+    """Take back the allowance: the two accounts, while linked, are kept apart again.
+    Locks both user rows."""
+    _require(by, PERM_BAN)
+    reason = _clean_reason(reason, required=False)
+    with transaction.atomic():
+        first, second = _locked_pair(by, user_id, other_id)
+        deleted, _kinds = AllowedPair.objects.filter(user=first, other=second).delete()
+        if not deleted:
+            raise Refused(
+                _("%(one)s and %(other)s are not allowed to play together.")
+                % {"one": first.username, "other": second.username}
+            )
+        _pair_audit(by, AuditLog.Action.PAIR_DISALLOW, first, second, reason)
+
+
+def _locked_pair(by: User, user_id: int, other_id: int) -> tuple[User, User]:
+    """Both users, locked, the lower id first (as ``AllowedPair`` keeps them)."""
+    if user_id == other_id:
+        raise Refused(_("Choose two different accounts."))
+    first, second = (_locked_user(pk) for pk in sorted((user_id, other_id)))
+    for target in (first, second):
+        _require_may_act_on(by, target)
+    return first, second
+
+
+def _pair_audit(by: User, action: str, first: User, second: User, reason: str) -> None:
+    """One entry, on the first account, naming the other (each one's page lists it)."""
+    audit_record(
+        actor=by,
+        action=action,
+        target_user=first,
+        reason=reason,
+        details={"other_id": second.pk, "other": second.username},
+    )
 
 
 # --- automatic limits --------------------------------------------------------------------------

@@ -502,6 +502,16 @@ def test_every_moderator_action_writes_exactly_one_audit_entry(mod):
         ),
         (AUDIT.BAN, lambda: moderation.user_ban(by=mod, user_id=second.pk, reason="r")),
         (AUDIT.UNBAN, lambda: moderation.user_unban(by=mod, user_id=second.pk)),
+        (
+            AUDIT.PAIR_ALLOW,
+            lambda: moderation.user_pair_allow(
+                by=mod, user_id=owner.pk, other_id=second.pk, reason="r"
+            ),
+        ),
+        (
+            AUDIT.PAIR_DISALLOW,
+            lambda: moderation.user_pair_disallow(by=mod, user_id=owner.pk, other_id=second.pk),
+        ),
     ]
     for action, step in steps:
         before = AuditLog.objects.count()

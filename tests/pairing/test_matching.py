@@ -56,6 +56,18 @@ def test_with_more_seekers_than_seats_the_longest_waiting_sits_with_the_nearest_
     assert seated(groups(seeks)) == [(2, [1, 3]), (2, [2, 4])]
 
 
+def test_two_linked_seeks_never_sit_at_one_table_the_next_nearest_sits_instead():
+    seeks = [FakeSeek(1, 2, rating=30.0), FakeSeek(2, 2, rating=29.0), FakeSeek(3, 2, rating=10.0)]
+    assert seated(groups(seeks)) == [(2, [1, 2])]
+    assert seated(groups(seeks, apart={frozenset((1, 2))})) == [(2, [1, 3])]
+    # Linked to everyone who waits with him: the longest waiting waits on, the others play.
+    apart = {frozenset((1, 2)), frozenset((1, 3))}
+    assert seated(groups(seeks, apart=apart)) == [(2, [2, 3])]
+    assert groups(seeks[:2], apart={frozenset((1, 2))}) == []
+    four = [FakeSeek(i, None) for i in range(1, 6)]
+    assert seated(groups(four, apart={frozenset((1, 2))})) == [(4, [1, 3, 4, 5])]
+
+
 def test_every_seek_is_in_at_most_one_group():
     seeks = [FakeSeek(i, [2, 3, 4, None][i % 4], rating=float(i * 7 % 13)) for i in range(1, 40)]
     found = groups(seeks)

@@ -16,7 +16,7 @@ from core.errors import Refused
 from games.models import Match, MatchPlayer, Seat, Table
 from pairing import matching, services
 from pairing.models import Seek
-from tests.factories import make_table, make_user
+from tests.factories import make_table, make_user, share_device
 
 pytestmark = pytest.mark.django_db
 SIZES = [2, 3, 4, None]
@@ -46,6 +46,19 @@ def test_two_seekers_of_the_same_table_are_seated_together_and_the_match_starts(
     assert {s.user for s in table.seats.all()} == {ola, janek}
     assert Match.objects.get(table=table).status == Match.Status.PLAYING
     assert not Seek.objects.exists()
+
+
+def test_two_seekers_on_one_device_are_never_seated_together():
+    ola, alt, janek = make_user(), make_user(), make_user()
+    share_device(ola, alt)
+    seek(ola)
+    seek(alt)
+    assert services.pairing_match(now=timezone.now()) == []  # the tables are rated
+    seek(janek)
+    [table_id] = services.pairing_match(now=timezone.now())
+    seated = set(Seat.objects.filter(table_id=table_id).values_list("user", flat=True))
+    assert seated == {ola.pk, janek.pk}
+    assert list(Seek.objects.values_list("user", flat=True)) == [alt.pk]
 
 
 def test_any_size_fills_a_table_of_three_and_other_time_controls_wait():

@@ -14,7 +14,7 @@ from games.engine import PROFILES
 from games.models import Match, Table
 from social import selectors, services
 from social.models import Challenge, DeclineReason, Follow
-from tests.factories import make_user
+from tests.factories import make_user, share_device
 
 pytestmark = pytest.mark.django_db
 
@@ -115,6 +115,21 @@ def test_an_accepted_challenge_of_two_seats_starts_the_match_with_its_settings()
     assert table.rated
     assert table.status == Table.Status.PLAYING
     assert Match.objects.get(table=table).status == Match.Status.PLAYING
+
+
+def test_a_rated_challenge_between_linked_accounts_is_refused_at_acceptance_a_casual_one_not():
+    ola, alt = make_user(), make_user()
+    share_device(ola, alt)
+    sent = challenge(ola, alt)
+    with pytest.raises(Refused) as refused:
+        services.challenge_accept(challenge_id=sent.pk, user=alt)
+    assert refused.value.code == "linked_accounts" and ola.username not in refused.value.message
+    assert not Table.objects.filter(owner=ola).exists()  # nothing was made
+    sent.refresh_from_db()
+    assert sent.status == Challenge.Status.CREATED
+    casual = challenge(alt, ola, rated=False)
+    accepted = services.challenge_accept(challenge_id=casual.pk, user=ola)
+    assert Table.objects.get(pk=accepted.table_id).status == Table.Status.PLAYING
 
 
 def test_a_correspondence_challenge_makes_a_table_of_days_per_move():

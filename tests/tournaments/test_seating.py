@@ -10,7 +10,11 @@ from tournaments.seating import (
     Break,
     Move,
     balance_plan,
+    clashes,
+    destinations_apart,
     elimination_place,
+    keep_apart,
+    movers_apart,
     table_count,
     table_sizes,
 )
@@ -128,6 +132,52 @@ def test_repeated_steps_always_settle_evenly_on_as_few_tables_as_needed(seats):
         assert sum(live) == total
         assert len(live) == -(-total // seats)
         assert max(live) - min(live) <= 1
+
+
+# --- linked accounts apart ----------------------------------------------------------------------
+
+
+def linked(*pairs: tuple[int, int]) -> set[frozenset[int]]:
+    return {frozenset(pair) for pair in pairs}
+
+
+def test_swaps_part_every_linked_pair_the_tables_can_part_and_keep_the_sizes():
+    tables = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11]]
+    apart = linked((1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (1, 11))
+    seating = keep_apart(tables, apart)
+    assert [len(t) for t in seating] == [4, 4, 3]
+    assert sorted(p for t in seating for p in t) == list(range(1, 12))
+    assert all(clashes(t, apart) == 0 for t in seating)
+    # Every one of a linked to every one of b: only a and b apart will do.
+    a, b = [1, 2, 3, 4], [5, 6, 7, 8]
+    across = {frozenset((x, y)) for x in a for y in b}
+    seating = keep_apart([[1, 5, 2, 6], [3, 7, 4, 8]], across)
+    assert sorted(sorted(t) for t in seating) == [a, b]
+
+
+def test_without_a_linked_pair_together_nobody_moves_and_what_cannot_be_parted_stays():
+    assert keep_apart([[1, 2], [3, 4]], linked((1, 3))) == [[1, 2], [3, 4]]
+    assert keep_apart([[1, 2, 3]], linked((1, 2))) == [[1, 2, 3]]
+    # Three linked to each other at two tables of two: one pair must sit together.
+    seating = keep_apart([[1, 2], [3, 4]], linked((1, 2), (1, 3), (2, 3)))
+    assert sum(clashes(t, linked((1, 2), (1, 3), (2, 3))) for t in seating) == 1
+
+
+def test_a_mover_goes_where_nobody_linked_to_him_sits_else_anyone_may():
+    assert movers_apart([1, 2, 3], [9, 8], linked((1, 9), (2, 8))) == [3]
+    assert movers_apart([1, 2], [9], linked((1, 9), (2, 9))) == [1, 2]
+
+
+def test_a_breaking_table_s_players_go_where_nobody_linked_to_them_sits():
+    seated = {"a": [9], "b": [8]}
+    assert destinations_apart([1, 2], ["a", "b"], seated, linked((1, 9))) == ["b", "a"]
+    # Two linked movers never go to the same table where another is open.
+    assert destinations_apart([1, 2, 3], ["a", "a", "b"], seated, linked((1, 2))) in (
+        ["a", "b", "a"],
+        ["b", "a", "a"],
+    )
+    # Nothing to part: the order given.
+    assert destinations_apart([1, 2], ["a", "b"], seated, set()) == ["a", "b"]
 
 
 # --- places ------------------------------------------------------------------------------------

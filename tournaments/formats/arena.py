@@ -5,8 +5,9 @@
   match ends, and its players go back to the pool.
 * Every advance is a pairing wave (``tournaments.arena_pairing``): tables form from the
   waiting players nearest in the ranking, at the arena's sizes, avoiding last games'
-  opponents while others wait. A free table of the arena is used again before a new one
-  opens.
+  opponents while others wait, and never seating two linked accounts (fair play: one
+  device, or one connection lately) in one game. A free table of the arena is used
+  again before a new one opens.
 * A person who times out in a game without a single action is paused: he is not
   paired until he comes back (a bot never is).
 * At ``ends_at`` no game starts. The games in play finish and count, up to
@@ -22,6 +23,7 @@ from decimal import Decimal
 
 from django.db.models import Q
 
+from accounts.selectors import linked_among
 from games import ratings
 from games import services as games
 from games.engine import Reason, Timeout, hand_places
@@ -204,6 +206,7 @@ class Arena:
             smallest=tournament.smallest_table,
             largest=tournament.seats_per_table,
             now=now.timestamp(),
+            apart=linked_among({e.pk: e.user_id for e in pool}, now=now),
         )
         if not groups and len(pool) == 2 and tournament.smallest_table == 2:
             events.schedule_advance_on_commit(tournament.pk, countdown=5.0)

@@ -1,7 +1,10 @@
 """Rolling P-A-N elimination, the first tournament format.
 
 * At the start the players sit at random at as few tables as hold them, as evenly as
-  possible, and every table deals at once.
+  possible, and every table deals at once. Two linked accounts (fair play: one device,
+  or one connection lately) sit at different tables wherever the seating allows, at the
+  start and at every move (``tournaments.seating``); where it cannot (one table left),
+  they sit together, the tournament goes on, and the log says so.
 * Letters carry from hand to hand and table to table; a player who completes P-A-N is
   out at once and leaves his table, placed one more than the players still in (players
   out at the same moment share the place). A disqualified player is placed the same way.
@@ -13,18 +16,32 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Sequence
 from datetime import datetime
 
 from django.db.models import Q
 
+from accounts.selectors import linked_among
 from games import services as games
 from games.models import Hand, Match
 from tournaments import events, play
 from tournaments.formats.base import AdvanceReport, Ranking
 from tournaments.models import PAN, Tournament, TournamentEntry, TournamentTable
-from tournaments.seating import Break, Move, balance_plan, elimination_place, table_sizes
+from tournaments.seating import (
+    Break,
+    Move,
+    balance_plan,
+    clashes,
+    destinations_apart,
+    elimination_place,
+    keep_apart,
+    movers_apart,
+    table_sizes,
+)
+
+logger = logging.getLogger(__name__)
 
 
 class RollingElimination:
@@ -36,14 +53,21 @@ class RollingElimination:
         self, tournament: Tournament, entries: list[TournamentEntry], *, now: datetime
     ) -> None:
         secrets.SystemRandom().shuffle(entries)
-        links: list[TournamentTable] = []
+        by_pk = {e.pk: e for e in entries}
         rest = iter(entries)
-        for number, size in enumerate(table_sizes(len(entries), tournament.seats_per_table), 1):
+        shuffled = [
+            [next(rest).pk for _ in range(size)]
+            for size in table_sizes(len(entries), tournament.seats_per_table)
+        ]
+        apart = _linked(entries, now=now)
+        seating = keep_apart(shuffled, apart)
+        _log_together(tournament, sum(clashes(table, apart) for table in seating))
+        links: list[TournamentTable] = []
+        for number, keys in enumerate(seating, 1):
             link = play.open_table(tournament, number)
             links.append(link)
-            for position in range(size):
-                entry = next(rest)
-                entry.table, entry.position = link, position
+            for position, key in enumerate(keys):
+                by_pk[key].table, by_pk[key].position = link, position
         TournamentEntry.objects.bulk_update(entries, ["table", "position"])
         for link in links:
             play.seat_and_play(link, [e for e in entries if e.table_id == link.pk], now=now)
@@ -103,7 +127,7 @@ class RollingElimination:
             if not all(by_key[key].ready for key in plan.tables):
                 held = plan.tables
                 break
-            report.moved += _execute(tournament, plan, by_key)
+            report.moved += _execute(tournament, plan, by_key, now=now)
         next_ready: datetime | None = None
         for state in states:
             if not state.entries and not state.busy:
@@ -166,16 +190,45 @@ class RollingElimination:
             play.finish(tournament, now=now)
 
 
-def _execute(tournament: Tournament, plan: Break | Move, by_key: dict[int, play.TableState]) -> int:
-    """Carry out one balancing step between tables that are all between hands."""
+def _linked(entries: Sequence[TournamentEntry], *, now: datetime) -> set[frozenset[int]]:
+    """The pairs of ``entries`` (by pk) whose accounts are linked."""
+    return linked_among({e.pk: e.user_id for e in entries}, now=now)
+
+
+def _log_together(tournament: Tournament, pairs: int) -> None:
+    if pairs:
+        logger.warning(
+            "tournament %s: %s pair(s) of linked accounts sit at one table; no seating "
+            "keeps them apart",
+            tournament.pk,
+            pairs,
+        )
+
+
+def _execute(
+    tournament: Tournament,
+    plan: Break | Move,
+    by_key: dict[int, play.TableState],
+    *,
+    now: datetime,
+) -> int:
+    """Carry out one balancing step between tables that are all between hands: the player
+    who moves (at random) and where each goes keep linked accounts apart where they can."""
     source = by_key[plan.source]
+    concerned = [e for key in plan.tables for e in by_key[key].entries]
+    apart = _linked(concerned, now=now)
+    seated = {key: [e.pk for e in by_key[key].entries] for key in plan.tables}
+    by_pk = {e.pk: e for e in concerned}
     if isinstance(plan, Move):
-        movers = [secrets.choice(source.entries)]
+        fine = movers_apart([e.pk for e in source.entries], seated[plan.destination], apart)
+        movers = [by_pk[secrets.choice(fine)]]
         destinations = [plan.destination]
     else:
         movers = list(source.entries)
         secrets.SystemRandom().shuffle(movers)
-        destinations = list(plan.destinations)
+        destinations = destinations_apart(
+            [e.pk for e in movers], list(plan.destinations), seated, apart
+        )
     for entry, key in zip(movers, destinations, strict=True):
         target = by_key[key]
         taken = {e.position for e in target.entries}
@@ -187,4 +240,8 @@ def _execute(tournament: Tournament, plan: Break | Move, by_key: dict[int, play.
         target.entries.sort(key=lambda e: e.position)
         if entry.user_id:
             events.user_follow_on_commit(entry.user_id, tournament.pk, kind=events.FOLLOW_MOVED)
+    if apart:
+        _log_together(
+            tournament, sum(clashes([e.pk for e in by_key[k].entries], apart) for k in plan.tables)
+        )
     return len(movers)
