@@ -383,13 +383,9 @@ def my_hand_section(view: selectors.TableView, oob: bool = False) -> SafeString:
             inside.append(
                 format_html(
                     '<div class="hand-cards" data-testid="my-hand" role="toolbar" '
-                    'aria-label="{}">{}</div><p class="keys-hint muted">{}</p>',
+                    'aria-label="{}">{}</div>',
                     _("Your cards"),
                     hand_cards(view.my_cards, view.playable, view.version),
-                    _(
-                        "Keyboard: the arrow keys choose a card, Enter plays it, P picks up;"
-                        " Tab reaches the other moves."
-                    ),
                 )
             )
         elif view.hand is not None and not view.hand.is_over:
@@ -432,6 +428,18 @@ def my_hand_section(view: selectors.TableView, oob: bool = False) -> SafeString:
         if any(p.is_me and p.to_move for p in view.players):
             inside.append(
                 format_html('<p class="your-turn" data-testid="your-turn">{}</p>', _("Your turn"))
+            )
+        if view.my_cards:
+            # Last, its place kept while hidden (table.css): shown when the hand takes the
+            # focus, it moves nothing, so a button pressed with the mouse stays under it.
+            inside.append(
+                format_html(
+                    '<p class="keys-hint muted">{}</p>',
+                    _(
+                        "Keyboard: the arrow keys choose a card, Enter plays it, P picks up;"
+                        " Tab reaches the other moves."
+                    ),
+                )
             )
     return format_html(
         '<section id="my-hand" class="my-hand" aria-label="{}" data-my-seat="{}" tabindex="-1"{}>'
