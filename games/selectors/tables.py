@@ -116,6 +116,12 @@ class TableView:
     new_actions: int = 0
 
     @property
+    def hand_in_play(self) -> bool:
+        """Whether the hand shown is being played: a card pressed is judged, and one that
+        may not be played is told why."""
+        return self.hand is not None and not self.hand.is_over
+
+    @property
     def seen_from(self) -> int:
         """The index in the hand of the first action new to the viewer."""
         return self.history_length - self.new_actions

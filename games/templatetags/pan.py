@@ -50,25 +50,35 @@ VERSION_SLOT = "\x00version\x00"  # where a kept card button takes the hand's ve
 
 @register.simple_tag
 def hand_cards(
-    cards: list[selectors.CardView], playable: dict[str, object], version: int
+    cards: list[selectors.CardView],
+    playable: dict[str, object],
+    version: int,
+    explain: bool = False,
 ) -> SafeString:
     """A player's hand as buttons in one tab stop: the first card that may be played
-    holds it (else the first card). Each button is drawn once per card, state and
-    language and kept, as the cards and the players' boxes are: a table draws its hands
-    again at every move, for every player."""
+    holds it (else the first card). With ``explain`` (the hand is in play) a card that
+    may not be played sends its play too, to be told why not. Each button is drawn once
+    per card, state and language and kept, as the cards and the players' boxes are: a
+    table draws its hands again at every move, for every player."""
     codes = [c.code for c in cards]
     first = next((code for code in codes if code in playable), codes[0] if codes else "")
     language = translation.get_language()
     draw = _hand_card.__wrapped__ if settings.DEBUG else _hand_card
-    parts = [draw(c, c.code in playable, c.code == first, language) for c in cards]
+    parts = [draw(c, c.code in playable, c.code == first, explain, language) for c in cards]
     return SafeString("".join(parts).replace(VERSION_SLOT, str(int(version))))
 
 
 @functools.lru_cache(maxsize=4096)
 def _hand_card(
-    card_view: selectors.CardView, legal: bool, first: bool, language: str | None
+    card_view: selectors.CardView, legal: bool, first: bool, explain: bool, language: str | None
 ) -> str:
-    context = {"c": card_view, "legal": legal, "first": first, "version": VERSION_SLOT}
+    context = {
+        "c": card_view,
+        "legal": legal,
+        "first": first,
+        "explain": explain,
+        "version": VERSION_SLOT,
+    }
     return render_to_string("games/table.html#hand-card", context)
 
 
@@ -385,7 +395,12 @@ def my_hand_section(view: selectors.TableView, oob: bool = False) -> SafeString:
                     '<div class="hand-cards" data-testid="my-hand" role="toolbar" '
                     'aria-label="{}">{}</div>',
                     _("Your cards"),
-                    hand_cards(view.my_cards, view.playable, view.version),
+                    hand_cards(
+                        view.my_cards,
+                        view.playable,
+                        view.version,
+                        view.hand_in_play,
+                    ),
                 )
             )
         elif view.hand is not None and not view.hand.is_over:

@@ -89,6 +89,24 @@
     });
   });
 
+  // A refusal lies over the table (table.css): it goes when the table changes (a move,
+  // a new hand), at a click on it, or with Escape.
+  function clearNotice() {
+    var notice = document.getElementById("notice");
+    if (notice && notice.firstChild) { notice.replaceChildren(); }
+  }
+  document.addEventListener("pan:table-changed", function (evt) {
+    var was = evt.detail.before;
+    var now = evt.detail.after;
+    if (was.hand !== now.hand || was.version !== now.version) { clearNotice(); }
+  });
+  document.addEventListener("click", function (evt) {
+    if (evt.target.closest && evt.target.closest("#notice")) { clearNotice(); }
+  });
+  document.addEventListener("keydown", function (evt) {
+    if (evt.key === "Escape") { clearNotice(); }
+  });
+
   document.querySelectorAll("[data-select-on-focus]").forEach(function (el) {
     el.addEventListener("focus", function () { el.select(); });
     el.addEventListener("click", function () { el.select(); });

@@ -64,10 +64,11 @@ def assert_still_when_focused(button: Locator) -> None:
     page.mouse.up()
 
 
-def table_at(name: str, mine: list[str], pile: list[str]) -> tuple[int, Hand, str]:
+def table_at(name: str, mine: list[str], pile: list[str]) -> tuple[int, Hand, str, str]:
     """A table of two whose match has started, its player to move (his seat and clock as
     dealt) put at ``pile`` holding ``mine``, the opponent the rest of the deck; set before
-    any page shows the table. Returns the table's id, the hand and the mover's name."""
+    any page shows the table. Returns the table's id, the hand, the mover's name and his
+    opponent's."""
     users = [make_user(f"{name}_{n}") for n in (1, 2)]
     table = services.table_create(
         owner=users[0], name="First click", rules=Rules(), seats=2, base_seconds=600
@@ -83,8 +84,8 @@ def table_at(name: str, mine: list[str], pile: list[str]) -> tuple[int, Hand, st
     )
     Hand.objects.filter(pk=hand.pk).update(state=new.to_json(), version=F("version") + 1)
     hand.refresh_from_db()
-    mover = next(p.user for p in match.players.all() if p.seat == state.to_move)
-    return table.pk, hand, mover.username
+    names = {p.seat: p.user.username for p in match.players.select_related("user")}
+    return table.pk, hand, names[state.to_move], names[1 - state.to_move]
 
 
 @pytest.mark.parametrize(("width", "height"), WIDTHS)
@@ -92,7 +93,7 @@ def test_one_click_makes_each_kind_of_move_at_a_table(
     site, browser: Browser, width: int, height: int
 ) -> None:
     for n, (kind, (mine, pile, selector)) in enumerate(TABLE_MOVES.items()):
-        table_id, hand, mover = table_at(f"click{width}_{n}", mine, pile)
+        table_id, hand, mover, _ = table_at(f"click{width}_{n}", mine, pile)
         context = browser.new_context(locale="en-GB", viewport={"width": width, "height": height})
         context.set_default_timeout(15_000)
         page = context.new_page()

@@ -65,6 +65,21 @@ def test_a_lesson_shows_its_position_on_the_table_and_its_task():
     assert 'action="/learn/opening/"' in page and "ws-send" not in page
 
 
+def _posted_cards(page: str) -> list[str]:
+    """The cards of the hand whose button posts a move to the lesson."""
+    section = re.search(r'<section id="my-hand".*?</section>', page, re.S).group(0)
+    return re.findall(r'<form method="post"[^>]*>.*?data-card="([^"]+)"', section, re.S)
+
+
+def test_a_card_that_may_not_be_played_posts_its_move_to_be_explained():
+    page = client_for().get(reverse("learn:lesson", args=["opening"])).content.decode()
+    assert _posted_cards(page) == ["9H", "10D", "QC", "KS", "AH"]
+    assert 'data-card="KS" tabindex="-1" aria-disabled="true"' in page
+    # Once the lesson is done its cards post nothing: there is no step left to judge.
+    done = _play(client_for(), "opening", "9H").content.decode()
+    assert "Lesson complete." in done and _posted_cards(done) == []
+
+
 def test_a_right_move_shows_the_next_step_with_the_answer_played():
     page = _play(client_for(), "equal-or-higher", "QH").content.decode()
     assert "Step 2 of 2" in page and "Your opponent played a king." in page
