@@ -78,17 +78,6 @@
   }
   markMe();
 
-  // On a phone the header's links fold behind the Menu button (table.css), so that the
-  // table fits the first screen; without this script the button stays hidden, the links open.
-  document.querySelectorAll("[data-menu-toggle]").forEach(function (button) {
-    var header = button.closest("header");
-    button.hidden = false;
-    if (header) { header.classList.add("menu-folds"); }
-    button.addEventListener("click", function () {
-      button.setAttribute("aria-expanded", String(button.getAttribute("aria-expanded") !== "true"));
-    });
-  });
-
   // A refusal lies over the table (table.css): it goes when the table changes (a move,
   // a new hand), at a click on it, or with Escape.
   function clearNotice() {

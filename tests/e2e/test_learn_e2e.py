@@ -163,3 +163,44 @@ def test_a_visitors_progress_is_kept_in_his_browser_only(site, browser: Browser)
     expect(page.locator('[data-testid="lesson-done"]:visible')).to_have_count(1)
     assert not LessonProgress.objects.exists()
     context.close()
+
+
+PHONES = [(360, 640), (360, 740)]
+# What a learner must see without scrolling: the task, the pile, every card of his hand
+# and the first of the buttons under it (if it has any).
+LESSON_MUST_SEE = {
+    "task": '[data-testid="lesson-task"]',
+    "pile": "#pile",
+    "hand": "#my-hand .hand-cards .card-button",
+}
+FIRST_MOVE_BUTTON = "#my-hand .move-options > form:first-child button"
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_a_lesson_on_a_phone_shows_the_task_pile_and_hand_on_the_first_screen(
+    site, browser: Browser, language: str
+) -> None:
+    from tests.e2e.test_table_phone_e2e import OUTSIDE
+
+    for width, height in PHONES:
+        context = browser.new_context(
+            locale=LOCALES[language], viewport={"width": width, "height": height}
+        )
+        page = context.new_page()
+        for each in lessons():
+            page.goto(f"{site.url}/learn/{each.slug}/")
+            expect(page.locator("html")).to_have_attribute("lang", language)
+            assert page.evaluate("window.scrollY") == 0
+            must_see = dict(LESSON_MUST_SEE)
+            if page.locator(FIRST_MOVE_BUTTON).count():
+                must_see["first move button"] = FIRST_MOVE_BUTTON
+            assert page.evaluate(OUTSIDE, must_see) == [], (each.slug, height)
+        # The header's links wait behind the menu button, a tap away; the lesson's text
+        # follows the hand.
+        expect(page.locator("#site-nav")).to_be_hidden()
+        page.locator("[data-menu-toggle]").click()
+        expect(page.locator("#site-nav")).to_be_visible()
+        expect(page.get_by_test_id("lesson-intro")).to_contain_text(
+            lessons()[-1].paragraphs(language)[0]
+        )
+        context.close()
