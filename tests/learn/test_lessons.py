@@ -78,6 +78,19 @@ def test_the_course_follows_the_issue() -> None:
     assert options | {"spades-back", "tie-rule", "max-actions"} == set(slugs[7:])
 
 
+def test_the_first_lesson_says_first_what_the_game_is_for() -> None:
+    """Before any rule: get rid of your cards; the last one holding cards takes a letter;
+    P-A-N ends the match."""
+    aim = lessons()[0].paragraphs("en")[0]
+    assert "get rid of your cards" in aim
+    assert "last player still holding cards" in aim and "letter" in aim
+    assert "P-A-N loses the match" in aim
+    cel = lessons()[0].paragraphs("pl")[0]
+    assert "się pozbyć swoich kart" in cel
+    assert "ostatni gracz, któremu zostały karty" in cel and "literę" in cel
+    assert "P-A-N, przegrywa partię" in cel
+
+
 GOOD = """
 slug = "sample"
 order = 1
