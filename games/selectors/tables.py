@@ -13,6 +13,7 @@ from typing import Any
 
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from accounts.permissions import PERM_INTERVENE, may
@@ -258,6 +259,11 @@ def _rated_as(snapshot: TableSnapshot) -> str:
     return "rated" if is_rated(table=table, people=people) else "casual"
 
 
+def pickup_label(count: int) -> str:
+    """A pick-up's button, saying how many cards it takes: 'Pick up 3 cards'."""
+    return ngettext("Pick up %(n)d card", "Pick up %(n)d cards", count) % {"n": count}
+
+
 def group_moves(
     legal: list[dict[str, Any]],
 ) -> tuple[dict[str, dict[str, Any]], list[MoveOption], list[MoveOption]]:
@@ -268,15 +274,7 @@ def group_moves(
     pickups: list[MoveOption] = []
     for move in legal:
         if move["type"] == "pickup":
-            pickups.append(
-                MoveOption(
-                    "pickup",
-                    _("Pick up %(n)d") % {"n": move["count"]}
-                    if len(legal) > 1 or move["count"] != 3
-                    else _("Pick up"),
-                    move,
-                )
-            )
+            pickups.append(MoveOption("pickup", pickup_label(move["count"]), move))
         elif len(move["cards"]) == 1:
             singles[move["cards"][0]] = move
         else:
@@ -293,8 +291,6 @@ def group_moves(
                     cards,
                 )
             )
-    if len(pickups) == 1:
-        pickups[0].label = _("Pick up")
     return singles, multis, pickups
 
 

@@ -134,3 +134,38 @@ def test_one_click_makes_each_kind_of_move_in_a_lesson(
             expect(page.get_by_test_id("lesson-wrong")).to_have_count(0)
             expect(page.get_by_test_id("lesson-complete")).to_be_visible()
     context.close()
+
+
+# Lessons whose first step offers a pick-up of 1, 2, 3 cards, and one of 3 to 5 cards.
+PICKUPS = {
+    "en": {
+        "going-out-and-tie": ["Pick up 1 card"],
+        "equal-or-higher": ["Pick up 2 cards"],
+        "picking-up": ["Pick up 3 cards"],
+        "pickup": ["Pick up 3 cards", "Pick up 4 cards", "Pick up 5 cards"],
+    },
+    "pl": {
+        "going-out-and-tie": ["Weź 1 kartę"],
+        "equal-or-higher": ["Weź 2 karty"],
+        "picking-up": ["Weź 3 karty"],
+        "pickup": ["Weź 3 karty", "Weź 4 karty", "Weź 5 kart"],
+    },
+}
+
+
+@pytest.mark.parametrize("language", PICKUPS)
+def test_a_pick_up_says_how_many_cards_and_keeps_its_width(site, browser: Browser, language):
+    locale = {"en": "en-GB", "pl": "pl-PL"}[language]
+    context = browser.new_context(locale=locale, viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    widths = set()
+    for slug, labels in PICKUPS[language].items():
+        page.goto(f"{site.url}/learn/{slug}/")
+        buttons = page.locator('#my-hand [data-testid="pickup"]')
+        expect(buttons).to_have_text(labels)
+        for label in labels:  # what a screen reader says of it
+            button = page.get_by_role("button", name=label, exact=True)
+            expect(button).to_have_count(1)
+            widths.add(button.evaluate("el => el.getBoundingClientRect().width"))
+    assert len(widths) == 1, widths
+    context.close()
