@@ -165,6 +165,43 @@ def test_a_visitors_progress_is_kept_in_his_browser_only(site, browser: Browser)
     context.close()
 
 
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_a_visitor_sees_how_far_he_is_on_the_course(site, browser: Browser, language) -> None:
+    context = browser.new_context(locale=LOCALES[language], viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    total = len(lessons())
+    words = {"en": "Lessons done: {} of {}", "pl": "Ukończone lekcje: {} z {}"}[language]
+    page.goto(f"{site.url}/learn/")
+    expect(page.get_by_test_id("progress-text")).to_have_text(words.format(0, total))
+    for number, each in enumerate(lessons()[:2], 1):
+        page.goto(f"{site.url}/learn/{each.slug}/")
+        expect(page.get_by_test_id("lesson-place")).to_contain_text(
+            {"en": "Lesson {} of {}", "pl": "Lekcja {} z {}"}[language].format(number, total)
+        )
+        for step in each.steps:
+            _make_with_the_mouse(page, step.accept[0])
+        expect(page.get_by_test_id("lesson-complete")).to_be_visible()
+    page.goto(f"{site.url}/learn/")
+    bar = page.get_by_test_id("progress-bar")
+    expect(bar).to_be_visible()
+    expect(bar).to_have_js_property("value", 2)
+    expect(bar).to_have_attribute("max", str(total))
+    expect(page.get_by_test_id("progress-text")).to_have_text(words.format(2, total))
+    assert bar.evaluate("el => el.labels.length || !!el.getAttribute('aria-labelledby')")
+    context.close()
+
+
+def _make_with_the_mouse(page: Page, move: Move) -> None:
+    """Clicks the button of ``move`` (the first of several cards' buttons is enough: a
+    play is judged by its cards)."""
+    if isinstance(move, PickUp):
+        page.locator(f'#my-hand form:has(input[name="count"][value="{move.count}"]) button').click()
+    elif len(move.cards) > 1:
+        page.locator('#my-hand [data-testid="multi-move"]').first.click()
+    else:
+        page.locator(f'#my-hand [data-card="{move.cards[0]}"]').click()
+
+
 PHONES = [(360, 640), (360, 740)]
 # What a learner must see without scrolling: the task, the pile, every card of his hand
 # and the first of the buttons under it (if it has any).

@@ -143,6 +143,34 @@ def test_solving_the_last_step_records_the_lesson_for_the_account_once():
     assert "data-done" in entry and " hidden" not in entry
 
 
+def test_the_course_shows_how_far_an_account_is():
+    user = make_user()
+    client = client_for(user)
+    total = len(lessons())
+    page = client.get(reverse("learn:course")).content.decode()
+    assert f'<progress max="{total}" value="0"' in page
+    assert f"Lessons done: 0 of {total}" in page
+    for slug in ("opening", "equal-or-higher"):
+        _solve(client, slug)
+    page = client.get(reverse("learn:course")).content.decode()
+    assert f'<progress max="{total}" value="2"' in page
+    assert f"Lessons done: 2 of {total}</p>" in page
+    polish = Client(HTTP_ACCEPT_LANGUAGE="pl")
+    polish.force_login(user)
+    text = polish.get(reverse("learn:course")).content.decode()
+    assert f"Ukończone lekcje: 2 z {total}</p>" in text
+    # A visitor's count is his browser's: the page gives the words, learn.js the number.
+    visitor = client_for().get(reverse("learn:course")).content.decode()
+    assert f'data-template="Lessons done: {{done}} of {total}"' in visitor
+
+
+def test_each_lesson_says_where_it_stands_in_the_course():
+    total = len(lessons())
+    for number, each in enumerate(lessons(), 1):
+        page = client_for().get(reverse("learn:lesson", args=[each.slug])).content.decode()
+        assert f"Lesson {number} of {total}" in page
+
+
 def test_a_step_short_of_the_end_records_nothing():
     _play(client_for(make_user()), "equal-or-higher", "QH")
     assert not LessonProgress.objects.exists()
