@@ -64,6 +64,7 @@ class LessonTable:
     my_seat: int = LEARNER
     history_length: int = 0  # the position's actions so far, as a table's log carries it
     new_actions: int = 0  # a lesson has no earlier visit: nothing in its log is marked new
+    hand_in_play: bool = True  # the learner's moves are judged (not once the lesson is done)
 
 
 def seat_names(state: HandState, learner: str) -> dict[int, str]:
@@ -127,6 +128,7 @@ def lesson_table(state: HandState, step: int, learner: str, *, playing: bool) ->
         history_length=state.history_length,
         said=". ".join(part for part in spoken if part),
         outcome_text=outcome,
+        hand_in_play=playing and state.outcome is None,
     )
 
 

@@ -24,7 +24,14 @@ from games.cards import cards_in_words
 from games.engine import Rules, move_from_json
 from games.models import RATING_MU
 from games.ratings import display_rating
-from games.selectors import CardView, RuleLine, card_sort_key, describe_action, rules_summary
+from games.selectors import (
+    CardView,
+    RuleLine,
+    card_sort_key,
+    describe_action,
+    pickup_label,
+    rules_summary,
+)
 from games.selectors.labels import card_view
 from puzzles.models import Puzzle, PuzzleAttempt, PuzzleRating
 from puzzles.themes import theme, themes
@@ -181,10 +188,7 @@ def puzzle_board(puzzle: Puzzle) -> PuzzleBoard:
         if m["type"] == "play" and len(m["cards"]) > 1
     ]
     pickups = [
-        MoveButton(
-            str(m["count"]),
-            ngettext("Pick up %(n)d card", "Pick up %(n)d cards", m["count"]) % {"n": m["count"]},
-        )
+        MoveButton(str(m["count"]), pickup_label(m["count"]))
         for m in legal
         if m["type"] == "pickup"
     ]

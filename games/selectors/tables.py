@@ -13,6 +13,7 @@ from typing import Any
 
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from accounts.permissions import PERM_INTERVENE, may
@@ -120,6 +121,12 @@ class TableView:
     # How many of ``last_actions`` (the first ones, the latest) the viewer had not seen
     # at his last visit of this correspondence table (``services.table_visit``).
     new_actions: int = 0
+
+    @property
+    def hand_in_play(self) -> bool:
+        """Whether the hand shown is being played: a card pressed is judged, and one that
+        may not be played is told why."""
+        return self.hand is not None and not self.hand.is_over
 
     @property
     def seen_from(self) -> int:
@@ -258,6 +265,11 @@ def _rated_as(snapshot: TableSnapshot) -> str:
     return "rated" if is_rated(table=table, people=people) else "casual"
 
 
+def pickup_label(count: int) -> str:
+    """A pick-up's button, saying how many cards it takes: 'Pick up 3 cards'."""
+    return ngettext("Pick up %(n)d card", "Pick up %(n)d cards", count) % {"n": count}
+
+
 def group_moves(
     legal: list[dict[str, Any]],
 ) -> tuple[dict[str, dict[str, Any]], list[MoveOption], list[MoveOption]]:
@@ -268,15 +280,7 @@ def group_moves(
     pickups: list[MoveOption] = []
     for move in legal:
         if move["type"] == "pickup":
-            pickups.append(
-                MoveOption(
-                    "pickup",
-                    _("Pick up %(n)d") % {"n": move["count"]}
-                    if len(legal) > 1 or move["count"] != 3
-                    else _("Pick up"),
-                    move,
-                )
-            )
+            pickups.append(MoveOption("pickup", pickup_label(move["count"]), move))
         elif len(move["cards"]) == 1:
             singles[move["cards"][0]] = move
         else:
@@ -293,8 +297,6 @@ def group_moves(
                     cards,
                 )
             )
-    if len(pickups) == 1:
-        pickups[0].label = _("Pick up")
     return singles, multis, pickups
 
 

@@ -50,25 +50,35 @@ VERSION_SLOT = "\x00version\x00"  # where a kept card button takes the hand's ve
 
 @register.simple_tag
 def hand_cards(
-    cards: list[selectors.CardView], playable: dict[str, object], version: int
+    cards: list[selectors.CardView],
+    playable: dict[str, object],
+    version: int,
+    explain: bool = False,
 ) -> SafeString:
     """A player's hand as buttons in one tab stop: the first card that may be played
-    holds it (else the first card). Each button is drawn once per card, state and
-    language and kept, as the cards and the players' boxes are: a table draws its hands
-    again at every move, for every player."""
+    holds it (else the first card). With ``explain`` (the hand is in play) a card that
+    may not be played sends its play too, to be told why not. Each button is drawn once
+    per card, state and language and kept, as the cards and the players' boxes are: a
+    table draws its hands again at every move, for every player."""
     codes = [c.code for c in cards]
     first = next((code for code in codes if code in playable), codes[0] if codes else "")
     language = translation.get_language()
     draw = _hand_card.__wrapped__ if settings.DEBUG else _hand_card
-    parts = [draw(c, c.code in playable, c.code == first, language) for c in cards]
+    parts = [draw(c, c.code in playable, c.code == first, explain, language) for c in cards]
     return SafeString("".join(parts).replace(VERSION_SLOT, str(int(version))))
 
 
 @functools.lru_cache(maxsize=4096)
 def _hand_card(
-    card_view: selectors.CardView, legal: bool, first: bool, language: str | None
+    card_view: selectors.CardView, legal: bool, first: bool, explain: bool, language: str | None
 ) -> str:
-    context = {"c": card_view, "legal": legal, "first": first, "version": VERSION_SLOT}
+    context = {
+        "c": card_view,
+        "legal": legal,
+        "first": first,
+        "explain": explain,
+        "version": VERSION_SLOT,
+    }
     return render_to_string("games/table.html#hand-card", context)
 
 
@@ -390,12 +400,13 @@ def my_hand_section(view: selectors.TableView, oob: bool = False) -> SafeString:
             inside.append(
                 format_html(
                     '<div class="hand-cards" data-testid="my-hand" role="toolbar" '
-                    'aria-label="{}">{}</div><p class="keys-hint muted">{}</p>',
+                    'aria-label="{}">{}</div>',
                     _("Your cards"),
-                    hand_cards(view.my_cards, view.playable, view.version),
-                    _(
-                        "Keyboard: the arrow keys choose a card, Enter plays it, P picks up;"
-                        " Tab reaches the other moves."
+                    hand_cards(
+                        view.my_cards,
+                        view.playable,
+                        view.version,
+                        view.hand_in_play,
                     ),
                 )
             )
@@ -439,6 +450,18 @@ def my_hand_section(view: selectors.TableView, oob: bool = False) -> SafeString:
         if any(p.is_me and p.to_move for p in view.players):
             inside.append(
                 format_html('<p class="your-turn" data-testid="your-turn">{}</p>', _("Your turn"))
+            )
+        if view.my_cards:
+            # Last, its place kept while hidden (table.css): shown when the hand takes the
+            # focus, it moves nothing, so a button pressed with the mouse stays under it.
+            inside.append(
+                format_html(
+                    '<p class="keys-hint muted">{}</p>',
+                    _(
+                        "Keyboard: the arrow keys choose a card, Enter plays it, P picks up;"
+                        " Tab reaches the other moves."
+                    ),
+                )
             )
     return format_html(
         '<section id="my-hand" class="my-hand" aria-label="{}" data-my-seat="{}" tabindex="-1"{}>'

@@ -1,5 +1,5 @@
 // Learn: a visitor's completed lessons are kept in this browser (never sent to the
-// server) and ticked on the course; a lesson's answer is said by the live region, and
+// server), ticked and counted on the course; a lesson's answer is said by the live region, and
 // the keyboard is given back to the hand, or to what comes after a completed lesson.
 (function () {
   "use strict";
@@ -25,6 +25,13 @@
       entry.setAttribute("data-done", "");
       entry.querySelector(".lesson-tick").hidden = false;
     });
+    // The bar and its words count the lessons of the course ticked (a lesson the course
+    // no longer has is not counted).
+    var count = list.querySelectorAll("[data-lesson][data-done]").length;
+    var bar = document.querySelector('[data-testid="progress-bar"]');
+    var words = document.querySelector('[data-testid="progress-text"]');
+    if (bar) { bar.value = count; }
+    if (words && words.dataset.template) { words.textContent = words.dataset.template.replace("{done}", count); }
   }
 
   function keepProgress(lesson) {

@@ -12,6 +12,18 @@
     if (box) { box.replaceChildren(); }
   });
 
+  // On a phone the header's links fold behind the Menu button of a page that has one (a
+  // table, a lesson: table.css), so that the table fits the first screen; without this
+  // script the button stays hidden, the links open.
+  document.querySelectorAll("[data-menu-toggle]").forEach(function (button) {
+    var header = button.closest("header");
+    button.hidden = false;
+    if (header) { header.classList.add("menu-folds"); }
+    button.addEventListener("click", function () {
+      button.setAttribute("aria-expanded", String(button.getAttribute("aria-expanded") !== "true"));
+    });
+  });
+
   // An element with data-ws says whether its htmx websocket is open (pages and the
   // browser tests read it).
   function markSocket(state) {

@@ -78,15 +78,22 @@
   }
   markMe();
 
-  // On a phone the header's links fold behind the Menu button (table.css), so that the
-  // table fits the first screen; without this script the button stays hidden, the links open.
-  document.querySelectorAll("[data-menu-toggle]").forEach(function (button) {
-    var header = button.closest("header");
-    button.hidden = false;
-    if (header) { header.classList.add("menu-folds"); }
-    button.addEventListener("click", function () {
-      button.setAttribute("aria-expanded", String(button.getAttribute("aria-expanded") !== "true"));
-    });
+  // A refusal lies over the table (table.css): it goes when the table changes (a move,
+  // a new hand), at a click on it, or with Escape.
+  function clearNotice() {
+    var notice = document.getElementById("notice");
+    if (notice && notice.firstChild) { notice.replaceChildren(); }
+  }
+  document.addEventListener("pan:table-changed", function (evt) {
+    var was = evt.detail.before;
+    var now = evt.detail.after;
+    if (was.hand !== now.hand || was.version !== now.version) { clearNotice(); }
+  });
+  document.addEventListener("click", function (evt) {
+    if (evt.target.closest && evt.target.closest("#notice")) { clearNotice(); }
+  });
+  document.addEventListener("keydown", function (evt) {
+    if (evt.key === "Escape") { clearNotice(); }
   });
 
   document.querySelectorAll("[data-select-on-focus]").forEach(function (el) {

@@ -163,3 +163,81 @@ def test_a_visitors_progress_is_kept_in_his_browser_only(site, browser: Browser)
     expect(page.locator('[data-testid="lesson-done"]:visible')).to_have_count(1)
     assert not LessonProgress.objects.exists()
     context.close()
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_a_visitor_sees_how_far_he_is_on_the_course(site, browser: Browser, language) -> None:
+    context = browser.new_context(locale=LOCALES[language], viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    total = len(lessons())
+    words = {"en": "Lessons done: {} of {}", "pl": "Ukończone lekcje: {} z {}"}[language]
+    page.goto(f"{site.url}/learn/")
+    expect(page.get_by_test_id("progress-text")).to_have_text(words.format(0, total))
+    for number, each in enumerate(lessons()[:2], 1):
+        page.goto(f"{site.url}/learn/{each.slug}/")
+        expect(page.get_by_test_id("lesson-place")).to_contain_text(
+            {"en": "Lesson {} of {}", "pl": "Lekcja {} z {}"}[language].format(number, total)
+        )
+        for step in each.steps:
+            _make_with_the_mouse(page, step.accept[0])
+        expect(page.get_by_test_id("lesson-complete")).to_be_visible()
+    page.goto(f"{site.url}/learn/")
+    bar = page.get_by_test_id("progress-bar")
+    expect(bar).to_be_visible()
+    expect(bar).to_have_js_property("value", 2)
+    expect(bar).to_have_attribute("max", str(total))
+    expect(page.get_by_test_id("progress-text")).to_have_text(words.format(2, total))
+    assert bar.evaluate("el => el.labels.length || !!el.getAttribute('aria-labelledby')")
+    context.close()
+
+
+def _make_with_the_mouse(page: Page, move: Move) -> None:
+    """Clicks the button of ``move`` (the first of several cards' buttons is enough: a
+    play is judged by its cards)."""
+    if isinstance(move, PickUp):
+        page.locator(f'#my-hand form:has(input[name="count"][value="{move.count}"]) button').click()
+    elif len(move.cards) > 1:
+        page.locator('#my-hand [data-testid="multi-move"]').first.click()
+    else:
+        page.locator(f'#my-hand [data-card="{move.cards[0]}"]').click()
+
+
+PHONES = [(360, 640), (360, 740)]
+# What a learner must see without scrolling: the task, the pile, every card of his hand
+# and the first of the buttons under it (if it has any).
+LESSON_MUST_SEE = {
+    "task": '[data-testid="lesson-task"]',
+    "pile": "#pile",
+    "hand": "#my-hand .hand-cards .card-button",
+}
+FIRST_MOVE_BUTTON = "#my-hand .move-options > form:first-child button"
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_a_lesson_on_a_phone_shows_the_task_pile_and_hand_on_the_first_screen(
+    site, browser: Browser, language: str
+) -> None:
+    from tests.e2e.test_table_phone_e2e import OUTSIDE
+
+    for width, height in PHONES:
+        context = browser.new_context(
+            locale=LOCALES[language], viewport={"width": width, "height": height}
+        )
+        page = context.new_page()
+        for each in lessons():
+            page.goto(f"{site.url}/learn/{each.slug}/")
+            expect(page.locator("html")).to_have_attribute("lang", language)
+            assert page.evaluate("window.scrollY") == 0
+            must_see = dict(LESSON_MUST_SEE)
+            if page.locator(FIRST_MOVE_BUTTON).count():
+                must_see["first move button"] = FIRST_MOVE_BUTTON
+            assert page.evaluate(OUTSIDE, must_see) == [], (each.slug, height)
+        # The header's links wait behind the menu button, a tap away; the lesson's text
+        # follows the hand.
+        expect(page.locator("#site-nav")).to_be_hidden()
+        page.locator("[data-menu-toggle]").click()
+        expect(page.locator("#site-nav")).to_be_visible()
+        expect(page.get_by_test_id("lesson-intro")).to_contain_text(
+            lessons()[-1].paragraphs(language)[0]
+        )
+        context.close()

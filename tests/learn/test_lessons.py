@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import HandState, Play
+from games.engine import HandState, Play, Rules
 from games.teaching import Lesson, TeachingDataError, lessons, load_lessons
 from games.teaching.lessons import LEARNER, move_key
 
@@ -65,17 +65,48 @@ def test_both_languages_are_complete(lesson: Lesson) -> None:
 
 def test_the_course_follows_the_issue() -> None:
     slugs = [lesson.slug for lesson in lessons()]
-    assert slugs[:7] == [
+    assert slugs[:8] == [
         "opening",
         "equal-or-higher",
         "four-of-a-kind",
+        "three-nines",
         "picking-up",
         "must-pick-up",
         "going-out-and-tie",
         "letters",
     ]
     options = {"deck", "jokers", "beton", "three-cards", "pickup", "voluntary-pickup"}
-    assert options | {"spades-back", "tie-rule", "max-actions"} == set(slugs[7:])
+    assert options | {"spades-back", "tie-rule", "max-actions"} == set(slugs[8:])
+
+
+def test_the_core_course_plays_three_nines_on_the_lone_nine_of_hearts() -> None:
+    """Part of the standard rules, so taught before the options, at a standard table."""
+    core = lessons()[:8]
+    taught = [
+        (lesson, move)
+        for lesson in core
+        for move in lesson.steps[0].accept
+        if isinstance(move, Play) and len(move.cards) == 3
+    ]
+    assert len(taught) == 1
+    lesson, move = taught[0]
+    state = lesson.start()
+    assert lesson.position.rules == Rules() and state.pile == ("9H",)
+    assert {card[:-1] for card in move.cards} == {"9"}
+    assert lesson.judge(state, 0, move).accepted
+
+
+def test_the_first_lesson_says_first_what_the_game_is_for() -> None:
+    """Before any rule: get rid of your cards; the last one holding cards takes a letter;
+    P-A-N ends the match."""
+    aim = lessons()[0].paragraphs("en")[0]
+    assert "get rid of your cards" in aim
+    assert "last player still holding cards" in aim and "letter" in aim
+    assert "P-A-N loses the match" in aim
+    cel = lessons()[0].paragraphs("pl")[0]
+    assert "się pozbyć swoich kart" in cel
+    assert "ostatni gracz, któremu zostały karty" in cel and "literę" in cel
+    assert "P-A-N, przegrywa partię" in cel
 
 
 GOOD = """

@@ -65,6 +65,21 @@ def test_a_lesson_shows_its_position_on_the_table_and_its_task():
     assert 'action="/learn/opening/"' in page and "ws-send" not in page
 
 
+def _posted_cards(page: str) -> list[str]:
+    """The cards of the hand whose button posts a move to the lesson."""
+    section = re.search(r'<section id="my-hand".*?</section>', page, re.S).group(0)
+    return re.findall(r'<form method="post"[^>]*>.*?data-card="([^"]+)"', section, re.S)
+
+
+def test_a_card_that_may_not_be_played_posts_its_move_to_be_explained():
+    page = client_for().get(reverse("learn:lesson", args=["opening"])).content.decode()
+    assert _posted_cards(page) == ["9H", "10D", "QC", "KS", "AH"]
+    assert 'data-card="KS" tabindex="-1" aria-disabled="true"' in page
+    # Once the lesson is done its cards post nothing: there is no step left to judge.
+    done = _play(client_for(), "opening", "9H").content.decode()
+    assert "Lesson complete." in done and _posted_cards(done) == []
+
+
 def test_a_right_move_shows_the_next_step_with_the_answer_played():
     page = _play(client_for(), "equal-or-higher", "QH").content.decode()
     assert "Step 2 of 2" in page and "Your opponent played a king." in page
@@ -126,6 +141,34 @@ def test_solving_the_last_step_records_the_lesson_for_the_account_once():
     course = client.get(reverse("learn:course")).content.decode()
     entry = re.search(r'<li data-lesson="equal-or-higher".*?</li>', course, re.S).group(0)
     assert "data-done" in entry and " hidden" not in entry
+
+
+def test_the_course_shows_how_far_an_account_is():
+    user = make_user()
+    client = client_for(user)
+    total = len(lessons())
+    page = client.get(reverse("learn:course")).content.decode()
+    assert f'<progress max="{total}" value="0"' in page
+    assert f"Lessons done: 0 of {total}" in page
+    for slug in ("opening", "equal-or-higher"):
+        _solve(client, slug)
+    page = client.get(reverse("learn:course")).content.decode()
+    assert f'<progress max="{total}" value="2"' in page
+    assert f"Lessons done: 2 of {total}</p>" in page
+    polish = Client(HTTP_ACCEPT_LANGUAGE="pl")
+    polish.force_login(user)
+    text = polish.get(reverse("learn:course")).content.decode()
+    assert f"Ukończone lekcje: 2 z {total}</p>" in text
+    # A visitor's count is his browser's: the page gives the words, learn.js the number.
+    visitor = client_for().get(reverse("learn:course")).content.decode()
+    assert f'data-template="Lessons done: {{done}} of {total}"' in visitor
+
+
+def test_each_lesson_says_where_it_stands_in_the_course():
+    total = len(lessons())
+    for number, each in enumerate(lessons(), 1):
+        page = client_for().get(reverse("learn:lesson", args=[each.slug])).content.decode()
+        assert f"Lesson {number} of {total}" in page
 
 
 def test_a_step_short_of_the_end_records_nothing():
