@@ -178,7 +178,10 @@ def test_a_visitor_sees_how_far_he_is_on_the_course(site, browser: Browser, lang
         expect(page.get_by_test_id("lesson-place")).to_contain_text(
             {"en": "Lesson {} of {}", "pl": "Lekcja {} z {}"}[language].format(number, total)
         )
-        for step in each.steps:
+        for number_of_step, step in enumerate(each.steps):
+            expect(page.get_by_test_id("lesson")).to_have_attribute(
+                "data-step", str(number_of_step)
+            )
             _make_with_the_mouse(page, step.accept[0])
         expect(page.get_by_test_id("lesson-complete")).to_be_visible()
     page.goto(f"{site.url}/learn/")
