@@ -86,7 +86,7 @@ def test_the_api_docs_are_a_legible_page_of_the_site_at_360_px(site, browser, sc
 
     expect(page.locator("html")).to_have_attribute("lang", "pl")
     expect(page.get_by_role("main")).to_have_count(1)
-    expect(page.get_by_test_id("operation")).to_have_count(16)
+    expect(page.get_by_test_id("operation")).to_have_count(19)
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     texts = page.locator("main :is(h1, h2, h3, p, a, caption, th, td, code)")
     contrasts = texts.evaluate_all(f"els => els.map({CONTRAST})")
