@@ -46,7 +46,7 @@ CALENDAR: tuple[CalendarArena, ...] = (
     CalendarArena("hourly-rapid", "Arena rapid", "10+5", 57, time(0, 0)),
     CalendarArena(
         "daily-blitz",
-        "Daily blitz arena",
+        "Arena blitz 20:00",
         "3+2",
         120,
         time(20, 0),

@@ -18,7 +18,7 @@ def test_the_docs_are_a_page_of_the_site_in_its_language_with_its_landmarks():
 
     assert page.status_code == 200
     html = page.content.decode()
-    assert '<html lang="pl">' in html
+    assert '<html lang="pl"' in html
     assert '<meta name="viewport"' in html
     assert '<main id="main">' in html
     assert 'href="/"' in html  # the way back to the site
