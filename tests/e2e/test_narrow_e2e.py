@@ -299,8 +299,10 @@ def test_the_tokens_page_shows_a_token_whole_and_its_revoke_button_at_360_px_in_
 
 @pytest.mark.parametrize("language", list(LOCALES))
 def test_a_table_page_folded_behind_its_menu_still_shows_the_bell_and_the_games_waiting(
-    site, browser: Browser, language: str
+    site, browser: Browser, language: str, site_channel_layer
 ):
+    """(``site_channel_layer``: the moves made here clear what the site has cached of the
+    viewer's counts, under an id an earlier test's user may have had.)"""
     from tests.e2e.test_correspondence_e2e import move_until
     from tests.factories import make_table
 
