@@ -20,8 +20,19 @@ class Kind(models.TextChoices):
     MATCH_ENDED = "match_ended", _("A match ended while you were away")
 
 
-# The kinds that may arrive by e-mail too: the ones that wait for the player's answer.
-MAILED_KINDS = (Kind.YOUR_TURN, Kind.CHALLENGED)
+# The kinds that may arrive by e-mail too: the ones that wait for the player's answer, and
+# the start of a tournament or arena he joined, which only those who asked for it get.
+MAILED_KINDS = (Kind.YOUR_TURN, Kind.CHALLENGED, Kind.TOURNAMENT_STARTS)
+MAILED_ON_REQUEST = (Kind.TOURNAMENT_STARTS,)
+# The kinds whose e-mail leaves at once: a minute's notice is no use three minutes late.
+MAILED_AT_ONCE = (Kind.TOURNAMENT_STARTS,)
+
+
+def mailed_by_default(kind: str) -> bool:
+    """Whether notices of ``kind`` are mailed to a user who never chose."""
+    return kind in MAILED_KINDS and kind not in MAILED_ON_REQUEST
+
+
 # The kinds that may arrive as a push on a phone or a desktop: those worth a look now.
 PUSHED_KINDS = (Kind.YOUR_TURN, Kind.CHALLENGED, Kind.TOURNAMENT_STARTS, Kind.MATCH_ENDED)
 

@@ -16,6 +16,7 @@ from notifications.models import (
     Notification,
     PushChoice,
     PushSubscription,
+    mailed_by_default,
 )
 from notifications.texts import notice_text
 
@@ -88,8 +89,14 @@ def notification_for(user: User, notification_id: int) -> Notification | None:
 
 def mailed_kinds(user: User) -> list[str]:
     """The kinds that may be mailed which reach ``user`` by e-mail."""
-    off = set(MailChoice.objects.filter(user=user, enabled=False).values_list("kind", flat=True))
-    return [kind for kind in MAILED_KINDS if kind not in off]
+    return mailed_kinds_of(user.pk)
+
+
+def mailed_kinds_of(user_id: int) -> list[str]:
+    """The kinds that may be mailed which reach the user by e-mail: his choice, or the
+    kind's default where he never chose (those mailed on request are off then)."""
+    chosen = dict(MailChoice.objects.filter(user_id=user_id).values_list("kind", "enabled"))
+    return [kind for kind in MAILED_KINDS if chosen.get(kind, mailed_by_default(kind))]
 
 
 def mail_kind_choices() -> list[tuple[str, str]]:

@@ -19,6 +19,7 @@ from django.utils import timezone, translation
 from accounts.models import User
 from notifications import events, push
 from notifications.models import (
+    MAILED_AT_ONCE,
     MAILED_KINDS,
     PUSHED_KINDS,
     Kind,
@@ -27,6 +28,7 @@ from notifications.models import (
     PushChoice,
     PushSubscription,
 )
+from notifications.selectors import mailed_kinds_of
 from notifications.texts import notice_text
 from notifications.unsubscribe import Unsubscribe, make_token
 from social.presence import ONLINE_WINDOW, online_ids
@@ -88,7 +90,8 @@ def notification_raise(
         if kind in MAILED_KINDS and _mails(owner_id, kind):
             notification.mail = Notification.Mail.PENDING
             notification.save(update_fields=["mail"])
-            events.mail_on_commit(owner_id)
+            at_once = kind in MAILED_AT_ONCE
+            events.mail_on_commit(owner_id, countdown=0.0 if at_once else events.MAIL_DELAY)
         if kind in PUSHED_KINDS and _pushes(owner_id, kind):
             notification.push = Notification.Push.PENDING
             notification.save(update_fields=["push"])
@@ -140,8 +143,7 @@ def notifications_withdraw(
 
 def _mails(user_id: int, kind: str) -> bool:
     has_address = User.objects.filter(pk=user_id, is_active=True).exclude(email="").exists()
-    off = MailChoice.objects.filter(user_id=user_id, kind=kind, enabled=False).exists()
-    return has_address and not off
+    return has_address and kind in mailed_kinds_of(user_id)
 
 
 def _pushes(user_id: int, kind: str) -> bool:
@@ -250,7 +252,7 @@ def _mail_split(
     """The pending notices to mail now, and those never to be mailed."""
     if not user.email or not user.is_active or online_ids([user.pk], now=now.timestamp()):
         return [], pending
-    off = set(user.mail_choices.filter(enabled=False).values_list("kind", flat=True))
+    wanted = set(mailed_kinds_of(user.pk))
     recent = set(
         user.notifications.filter(
             mail=Notification.Mail.SENT, mailed_at__gt=now - MAIL_EVERY_SUBJECT
@@ -259,7 +261,7 @@ def _mail_split(
     mailed, skipped = [], []
     for notification in reversed(pending):  # the latest notice of a game speaks for it
         subject = notification.subject or notification.key
-        if notification.kind in off or subject in recent:
+        if notification.kind not in wanted or subject in recent:
             skipped.append(notification)
         else:
             recent.add(subject)

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from bench.smtp_sink import SmtpSink, free_port, smtp_settings
 from notifications import services, tasks
@@ -192,3 +193,43 @@ def test_a_replayed_link_changes_nothing_after_the_choice_changed():
     replay = Client().post(link)
     assert "has been used already" in replay.content.decode()
     assert _mailed(ola)  # his new choice stands
+
+
+def test_the_start_of_an_arena_is_mailed_only_to_the_players_who_asked_for_it():
+    from tests.tournaments.helpers import make_tournament
+    from tournaments import services as tournaments
+    from tournaments.models import Format
+
+    asked, silent = make_user("ola_arena_mail", language="pl"), make_user("janek_arena_mail")
+    client = Client()
+    client.force_login(asked)
+    page = client.get("/notifications/settings/").content.decode()
+    assert "A tournament you registered for starts" not in page  # Polish for her
+    assert "Turniej, na który się zapisałeś, się zaczyna" in page
+    wanted = [Kind.YOUR_TURN, Kind.CHALLENGED, Kind.TOURNAMENT_STARTS]
+    assert client.post("/notifications/settings/", {"mailed": wanted}).status_code == 302
+    arena = make_tournament(
+        users=[asked, silent],
+        format=Format.ARENA,
+        minutes=20,
+        name="Arena o ósmej",
+        seats_per_table=4,
+        seats_min=3,
+        starts_in=50,
+    )
+    # She closed the settings page long ago: a player with a page open gets the bell only.
+    now = timezone.now() + timedelta(seconds=presence.ONLINE_WINDOW + 1)
+    arena.starts_at = now + timedelta(seconds=50)
+    arena.save(update_fields=["starts_at"])
+    assert tournaments.tournament_remind_due(now=now)
+    mine = Notification.objects.get(owner=asked, kind=Kind.TOURNAMENT_STARTS)
+    theirs = Notification.objects.get(owner=silent, kind=Kind.TOURNAMENT_STARTS)
+    assert mine.mail == Notification.Mail.PENDING
+    assert theirs.mail == Notification.Mail.NONE  # the bell only: he never asked
+    with SmtpSink() as sink, smtp(sink.port):
+        assert services.notifications_mail_send(user_id=asked.pk, now=now) == 1
+        assert services.notifications_mail_send(user_id=silent.pk, now=now) == 0
+    (message,) = sink.messages
+    assert message["To"] == "ola_arena_mail@example.com"
+    assert "Turniej Arena o ósmej zaczyna się za minutę." in message["Subject"]
+    assert f"https://pan.example{arena.get_absolute_url()}" in body(message)

@@ -31,10 +31,11 @@ def test_a_scheduled_arena_page_offers_join_and_explains_the_scale_in_both_langu
     answer = client_for(user).post(f"/tournaments/{arena.pk}/arena/join/")
     assert answer.status_code == 302
     assert TournamentEntry.objects.filter(tournament=arena, user=user).exists()
-    assert (
-        'data-testid="arena-withdraw"'
-        in client_for(user).get(arena.get_absolute_url()).content.decode()
-    )
+    joined = client_for(user).get(arena.get_absolute_url()).content.decode()
+    assert 'data-testid="arena-withdraw"' in joined
+    # He is told of the notice before the start, and where to have it by e-mail too.
+    assert 'data-testid="start-mail-hint"' in joined and 'href="/notifications/settings/"' in joined
+    assert 'data-testid="start-mail-hint"' not in html  # not before he joined
     # An unknown action changes nothing.
     assert client_for(user).post(f"/tournaments/{arena.pk}/arena/nonsense/").status_code == 404
 
