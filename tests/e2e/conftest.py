@@ -177,19 +177,22 @@ def _empty_the_database_once_the_site_is_quiet(transactional_db) -> Iterator[Non
         _wait_until_other_sessions_are_idle(seconds=5.0)
         try:
             call_command("flush", interactive=False, verbosity=0, inhibit_post_migrate=True)
-            _forget_socket_budgets()
+            _forget_what_the_site_cached()
             return
         except CommandError:
             if attempt == 5:
                 raise
 
 
-def _forget_socket_budgets() -> None:
-    """flush resets the sequences, so the next test's users have this one's ids: their
-    sockets-per-minute budgets (live.budgets, in the cache) start afresh with them,
-    as a new account's would; and so do allauth's limits on logins from one address,
-    which the whole run's browsers share (30 a minute). The site's key prefix is this
-    process's followed by the run's own (conftest ``site``)."""
+def _forget_what_the_site_cached() -> None:
+    """flush resets the sequences, so the next test's users and tables have this one's
+    ids: whatever the site keeps in its cache under an id (a socket budget, the count of
+    games waiting for a player's move, whether he is online, a table's presence) starts
+    afresh with them, as a new account's would; and so do allauth's limits on logins
+    from one address, which the whole run's browsers share (30 a minute). Only the
+    beat's heartbeat stays. The site's key prefix is this process's followed by the
+    run's own (conftest ``site``); Django's cache keys are ``<prefix>:<version>:<key>``,
+    the channel layer's names have no version."""
     import redis
     from django.conf import settings
 
@@ -201,8 +204,8 @@ def _forget_socket_budgets() -> None:
         prefix = cache.get("KEY_PREFIX", "")
         keys = [
             key
-            for pattern in (f"{prefix}*:*:ws-connects:*", f"{prefix}*:*:allauth:rl:*")
-            for key in client.scan_iter(match=pattern)
+            for key in client.scan_iter(match=f"{prefix}*:1:*", count=1000)
+            if b":1:heartbeat:" not in key
         ]
         if keys:
             client.delete(*keys)
