@@ -5,7 +5,7 @@
 pipeline mode, as a move does; printed: the wall time, this process's CPU per loan, the
 errors and the pool's ``stats()`` where it has them. ``--check``: each connection
 checked before it is lent (one round trip more), for a pool that takes ``check`` (the
-psycopg_pool one measured in docs/performance.md, run from a worktree of its code).
+psycopg_pool one measured in docs/performance-log.md, run from a worktree of its code).
 Uses its own database (``pan_bench_pool``) unless DATABASE_URL says otherwise.
 """
 

@@ -63,7 +63,7 @@ def attach_ratings(users: Iterable[User | None]) -> None:
     ``prefetch_related("user__ratings")``, which makes each person a reference cycle (the
     user, his prefetched queryset, its ratings, the user again) that only the collector's
     complete pass frees: a daphne reading its tables made some 35,000 such objects a
-    minute (docs/performance.md)."""
+    minute (docs/performance-log.md)."""
     by_pk: defaultdict[int, list[User]] = defaultdict(list)
     for user in users:
         if user is not None:
