@@ -69,12 +69,13 @@ messages: install
 TEST_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
 	CELERY_QUEUE=pan-test CHANNELS_PREFIX=pan-test HTTPS=false DEBUG=false
 
-# The browser tests run beside the rest, in their own pytest process (Playwright's loop and
-# pytest-asyncio clash in one), on their own test database (tests/e2e/conftest.py), queue
-# and key prefix: each run leaves most of a core idle, and together they take the time
-# of the longer one. Their output follows the rest's.
+# The browser tests run beside the rest, in two pytest processes of their own (Playwright's
+# loop and pytest-asyncio clash in one), each with half the files (PAN_E2E_PART), its own
+# site, test database (tests/e2e/conftest.py), queue and key prefix: a browser test mostly
+# waits, and together they take the time of the longest. Their output follows the rest's.
 E2E_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
-	CELERY_QUEUE=pan-e2e CHANNELS_PREFIX=pan-e2e HTTPS=false DEBUG=false
+	HTTPS=false DEBUG=false
+E2E_PART = $(E2E_ENV) PAN_E2E_PART=$(1)/2 CELERY_QUEUE=pan-e2e-$(1) CHANNELS_PREFIX=pan-e2e-$(1)
 
 # The rest of the suite runs in two processes side by side too (tests/conftest.py): the
 # games' tests, which wait most (sockets, workers, clocks) and took as long as all the
@@ -85,15 +86,18 @@ SHARD_TESTS = tests/games
 
 test: lint
 	@mkdir -p var
-	@$(E2E_ENV) $(PY) -m pytest tests/e2e -q > var/e2e.log 2>&1 & browser=$$!; \
+	@$(call E2E_PART,1) $(PY) -m pytest tests/e2e -q > var/e2e-1.log 2>&1 & browser1=$$!; \
+	$(call E2E_PART,2) $(PY) -m pytest tests/e2e -q > var/e2e-2.log 2>&1 & browser2=$$!; \
 	$(SHARD_ENV) $(PY) -m pytest $(SHARD_TESTS) -q > var/shard.log 2>&1 & shard=$$!; \
-	trap 'kill $$browser $$shard 2>/dev/null' INT TERM; \
+	trap 'kill $$browser1 $$browser2 $$shard 2>/dev/null' INT TERM; \
 	$(TEST_ENV) $(PY) -m pytest tests --ignore=tests/e2e $(SHARD_TESTS:%=--ignore=%) -q; rest=$$?; \
 	wait $$shard; second=$$?; \
 	echo "--- $(SHARD_TESTS) (output kept in var/shard.log) ---"; cat var/shard.log; \
-	wait $$browser; e2e=$$?; \
-	echo "--- the browser tests (tests/e2e, output kept in var/e2e.log) ---"; cat var/e2e.log; \
-	test $$rest -eq 0 -a $$second -eq 0 -a $$e2e -eq 0
+	wait $$browser1; e2e1=$$?; \
+	echo "--- the browser tests, part 1 (output kept in var/e2e-1.log) ---"; cat var/e2e-1.log; \
+	wait $$browser2; e2e2=$$?; \
+	echo "--- the browser tests, part 2 (output kept in var/e2e-2.log) ---"; cat var/e2e-2.log; \
+	test $$rest -eq 0 -a $$second -eq 0 -a $$e2e1 -eq 0 -a $$e2e2 -eq 0
 
 bench-engine: install
 	$(PY) -m bench.bench_engine

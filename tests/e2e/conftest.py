@@ -67,15 +67,46 @@ class Site:
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
-    """The browser tests' own test database (``test_<name>_e2e``): `make test` runs them
-    beside the rest of the suite, which uses ``test_<name>``."""
+    """The browser tests' own test database (``test_<name>_e2e``, and ``…_e2e<k>`` for
+    part k of ``PAN_E2E_PART``): `make test` runs them beside the rest of the suite,
+    which uses ``test_<name>``."""
     from django.conf import settings
 
+    part = _part()
+    suffix = f"_e2e{part[0]}" if part else "_e2e"
     for db in settings.DATABASES.values():
         if db["ENGINE"] == "django.db.backends.sqlite3":
             continue
         test = db.setdefault("TEST", {})
-        test["NAME"] = f"{test.get('NAME') or 'test_' + db['NAME']}_e2e"
+        test["NAME"] = f"{test.get('NAME') or 'test_' + db['NAME']}{suffix}"
+
+
+def _part() -> tuple[int, int] | None:
+    """``PAN_E2E_PART=k/n``: this process runs the k-th of n parts of the browser tests
+    (`make test` runs two side by side, each with its own site, database, queue and key
+    prefix: a browser test mostly waits, and one process left a core idle once the rest
+    of the suite was done)."""
+    value = os.environ.get("PAN_E2E_PART", "")
+    if not value:
+        return None
+    k, n = (int(x) for x in value.split("/"))
+    if not 1 <= k <= n:
+        raise pytest.UsageError(f"PAN_E2E_PART={value}: k must be between 1 and n")
+    return k, n
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``PAN_E2E_PART=k/n`` keep the tests of every n-th file, from the k-th on (by
+    file name: the same split on every machine)."""
+    part = _part()
+    if part is None:
+        return
+    k, n = part
+    files = sorted({item.path for item in items})
+    mine = {path for index, path in enumerate(files) if index % n == k - 1}
+    kept = [item for item in items if item.path in mine]
+    config.hook.pytest_deselected(items=[item for item in items if item.path not in mine])
+    items[:] = kept
 
 
 @pytest.fixture(scope="session")
@@ -91,7 +122,8 @@ def site(django_db_setup, tmp_path_factory) -> Iterator[Site]:
         HTTPS="false",
         ALLOWED_HOSTS="127.0.0.1,localhost",
         # A fresh Redis key prefix: rate-limit counters of earlier runs must not leak in.
-        CHANNELS_PREFIX=f"pan-e2e-{uuid.uuid4().hex[:8]}",
+        # It starts with this process's own, which the teardown forgets the cache under.
+        CHANNELS_PREFIX=f"{os.environ.get('CHANNELS_PREFIX', 'pan-e2e')}-{uuid.uuid4().hex[:8]}",
         # "Play now" may offer bots after a second: a test fills a table with bots.
         PAIRING_WAITS="1,10,30,60,120",
         # A VAPID key: the notification settings offer pushes (tests/e2e/test_app_e2e.py).
