@@ -43,10 +43,15 @@ class LeaderRow:
 
 def leaderboard(speed: Speed) -> list[LeaderRow]:
     """The established players of ``speed`` (no longer provisional in it) by their rating
-    of it, banned ones left out."""
+    of it, banned ones and those marked for breaking fair play left out."""
     now = timezone.now()
     rows = (
-        Rating.objects.filter(speed=speed, matches__gte=PROVISIONAL_MATCHES, user__is_active=True)
+        Rating.objects.filter(
+            speed=speed,
+            matches__gte=PROVISIONAL_MATCHES,
+            user__is_active=True,
+            user__fairplay_marked_at__isnull=True,
+        )
         .exclude(user__banned_until__gt=now)
         .select_related("user")
         .order_by("-mu", "user__username")[:LEADERBOARD_SIZE]

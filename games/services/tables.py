@@ -125,7 +125,8 @@ def validate_move_days(move_days: int) -> None:
 
 def table_sit(*, table_id: int, user: User, position: int | None = None) -> Seat:
     """Sit ``user`` in an empty seat (the first free one if ``position`` is None). At a
-    rated table, not beside an account linked to his (a shared device or connection)."""
+    rated table, not beside an account linked to his (a shared device or connection), and
+    not at all if his account is marked for breaking fair play."""
     with transaction.atomic():
         table = _locked_table(table_id)
         _require_seating_open(table)
@@ -136,6 +137,11 @@ def table_sit(*, table_id: int, user: User, position: int | None = None) -> Seat
         if not free:
             raise Refused(
                 _("This seat is taken.") if position is not None else _("The table is full.")
+            )
+        if table.rated and not table.managed and user.is_fairplay_marked:
+            raise Refused(
+                _("An account marked for breaking fair play plays at casual tables only."),
+                code="fairplay_marked",
             )
         _refuse_linked_seat(table, user, [s.user_id for s in seats if s.user_id])
         seat = free[0]
