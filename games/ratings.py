@@ -372,16 +372,14 @@ def ratings_refund(
     *, marked_id: int, now: datetime | None = None, window: timedelta = REFUND_WINDOW
 ) -> list[RatingRefund]:
     """Give back to every person rated with the account ``marked_id`` in a match that
-    ended within ``window`` before ``now`` what that match cost him because of it (see
+    ended within ``window`` of ``now`` (or later) what that match cost him because of it (see
     the module's docstring); a match refunded before is not refunded again, nor is a
     person whose own account is marked. Locks the ratings it changes in user order. Runs
     in the caller's transaction if there is one; returns the refunds given."""
     now = now or timezone.now()
     with transaction.atomic():
         match_ids = RatingChange.objects.filter(
-            user_id=marked_id,
-            match__finished_at__gte=now - window,
-            match__finished_at__lte=now,
+            user_id=marked_id, match__finished_at__gte=now - window
         ).values("match_id")
         matches = _counting(Match.objects.filter(pk__in=match_ids)).order_by("finished_at", "pk")
         refunded = set(
