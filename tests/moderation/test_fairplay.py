@@ -26,7 +26,7 @@ from tests.factories import client_for, make_moderator, make_table, make_user
 from tests.tournaments.helpers import advance, hands_in_play, make_tournament, started, time_out
 from tournaments.arena_selectors import arena_leaderboard, arena_recount
 from tournaments.formats.arena import arena_rank_order
-from tournaments.models import Format, Tournament, TournamentEntry
+from tournaments.models import Tournament, TournamentEntry
 from tournaments.selectors import tournament_audit, tournament_standings, user_tournaments
 
 pytestmark = pytest.mark.django_db
@@ -91,9 +91,7 @@ def test_marking_gives_each_victim_back_what_he_lost_to_the_cheater_in_90_days(m
     # The rebuild from the start gives the same ratings: the refunds are in the history.
     now_ratings = {(r.user_id, r.speed): r.mu for r in Rating.objects.all()}
     ratings.ratings_recompute()
-    assert {(r.user_id, r.speed): r.mu for r in Rating.objects.all()} == pytest.approx(
-        now_ratings
-    )
+    assert {(r.user_id, r.speed): r.mu for r in Rating.objects.all()} == pytest.approx(now_ratings)
     cheat.refresh_from_db()
     assert cheat.fairplay_marked_at == now
     mark = FairPlayMark.objects.get(user=cheat)
@@ -144,7 +142,9 @@ def test_a_three_player_match_refunds_only_what_the_cheater_cost(mod):
         ],
         ranks=[ranks[ola.pk], ranks[janek.pk]],
     )
-    expected = {u.pk: r.mu - changes[u.pk].mu_after for u, (r,) in zip((ola, janek), without)}
+    expected = {
+        u.pk: r.mu - changes[u.pk].mu_after for u, (r,) in zip((ola, janek), without, strict=True)
+    }
     before = {u: mu_of(u) for u in (ola, janek)}
     moderation.account_mark(by=mod, user_id=cheat.pk, reason="collusion")
     for user in (ola, janek):
