@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -22,6 +23,7 @@ from moderation import services as moderation
 from moderation.models import AuditLog, FairPlayAppeal, FairPlayMark
 from notifications.models import Kind, Notification
 from notifications.texts import notice_text
+from pairing.services import seek_create
 from tests.factories import client_for, make_moderator, make_table, make_user
 from tests.tournaments.helpers import advance, hands_in_play, make_tournament, started, time_out
 from tournaments.arena_selectors import arena_leaderboard, arena_recount
@@ -189,8 +191,20 @@ def test_a_marked_account_leaves_the_leaderboard_and_plays_casual_only(mod):
     rated = make_table(make_user(), players=1)
     with pytest.raises(Refused, match="casual tables only"):
         services.table_sit(table_id=rated.pk, user=cheat)
+    with pytest.raises(Refused, match="casual tables only"):
+        make_table(cheat, players=1)
+    with pytest.raises(Refused, match="casual tables only"):
+        seek_create(
+            user=cheat,
+            time_control="3+2",
+            size=2,
+            bots_after=settings.PAIRING_WAITS[0],
+            channel_name="c",
+            now=timezone.now(),
+        )
     casual = make_table(make_user(), players=1, rated=False)
     services.table_sit(table_id=casual.pk, user=cheat)
+    make_table(cheat, players=1, rated=False)
 
 
 def test_a_non_moderator_is_refused_and_nothing_changes():
