@@ -42,6 +42,12 @@ class User(AbstractUser):
     # API; marked "bot" wherever its name is shown, and its matches are not rated.
     # Irreversible.
     is_bot_account = models.BooleanField(_("bot account"), default=False)
+    # Fair play: when a moderator marked the account for breaking it (None: not marked).
+    # Who, why and the appeal live in moderation (``FairPlayMark``); the floors below read
+    # this alone: a marked account is off the leaderboards and plays at casual tables only.
+    fairplay_marked_at = models.DateTimeField(
+        _("marked for breaking fair play"), null=True, blank=True, db_index=True
+    )
     # Whether this user object was found in a group or holding a right of his own
     # (``accounts.permissions.holds_rights``); None until asked. Not a field.
     rights_held: bool | None = None
@@ -63,6 +69,11 @@ class User(AbstractUser):
     def is_banned(self, now: datetime | None = None) -> bool:
         """True while a ban is in force at ``now`` (default: the current time)."""
         return self.banned_until is not None and self.banned_until > (now or timezone.now())
+
+    @property
+    def is_fairplay_marked(self) -> bool:
+        """Whether a moderator marked the account for breaking fair play."""
+        return self.fairplay_marked_at is not None
 
     def is_muted(self, now: datetime | None = None) -> bool:
         """True while a chat mute is in force at ``now`` (default: the current time)."""

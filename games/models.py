@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.notices import table_title
@@ -461,6 +462,34 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.match_id}: {self.mu_before:.2f} → {self.mu_after:.2f}"
+
+
+class RatingRefund(models.Model):
+    """Rating given back to a player: what he lost in one rated match to an account later
+    marked for breaking fair play (``games.ratings.ratings_refund``). It is part of his
+    rating's history: a replay or a rebuild applies it again where it was given."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_refunds"
+    )
+    speed = models.CharField(max_length=16, choices=Speed.choices)  # the match's
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_refunds")
+    # The marked account whose games are refunded (None once that account is deleted).
+    because_of = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="refunds_caused",
+    )
+    mu = models.FloatField()  # added to his skill estimate; his uncertainty stays
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [models.UniqueConstraint(fields=["user", "match"], name="ratingrefund_once")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.match_id}: +{self.mu:.2f}"
 
 
 # --- hand analysis -------------------------------------------------------------------------

@@ -19,13 +19,23 @@ An annulled match must not count, nor anything that followed from it, so annulli
 rated match takes back its changes and every change rated after it, and rates the later
 matches again (``ratings_replay_after``): the cost is that of the matches since, and the
 ratings are those a rebuild from the start (``ratings_recompute``) would give.
+
+Refunds (``ratings_refund``): when an account is marked for breaking fair play, each
+person rated with it in the last 90 days gets back what it cost him in each such match,
+as lichess gives back the points lost to a cheater. A match's cost is the difference
+between his change as rated and the change the same match gives him rated without the
+marked account (among two people: the whole loss, as no match is rated with one person
+left); a match he gained from costs nothing and nothing is taken back. A refund adds to
+his skill estimate only (his uncertainty stays) and is part of his rating's history: a
+replay or a rebuild applies it again at its time, between the matches rated around it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from django.db import transaction
@@ -35,7 +45,16 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from accounts.models import User
-from games.models import RATING_MU, RATING_SIGMA, Match, MatchPlayer, Rating, RatingChange, Table
+from games.models import (
+    RATING_MU,
+    RATING_SIGMA,
+    Match,
+    MatchPlayer,
+    Rating,
+    RatingChange,
+    RatingRefund,
+    Table,
+)
 from games.speeds import ACTIONS_PER_HAND, LIMITS, Speed, table_speed
 
 logger = logging.getLogger(__name__)
@@ -44,6 +63,8 @@ MODEL = PlackettLuce(mu=RATING_MU, sigma=RATING_SIGMA)
 DISPLAY_BASE, DISPLAY_SCALE = 1500, 24.0
 PROVISIONAL_MATCHES = 10
 MIN_RATED_PEOPLE = 2
+# How far back the matches against an account marked for breaking fair play are refunded.
+REFUND_WINDOW = timedelta(days=90)
 
 
 def display_rating(mu: float) -> int:
@@ -227,19 +248,28 @@ def _lock_every_rating(models: RatingModels = SITE_MODELS) -> Book:
     }
 
 
+Event = Match | RatingRefund  # what moves a rating, in the order it happened
+
+
 def _rate_in_turn(
-    matches: list[Match],
+    events: Sequence[Event],
     book: Book,
     touched: set[tuple[int, str]],
     models: RatingModels = SITE_MODELS,
 ) -> int:
-    """Rate ``matches`` one after the other on ``book`` and store the result: the ratings
-    in ``touched`` and every rating rated (those left with no match are deleted), and
-    every change. Returns the matches rated."""
+    """Rate ``events`` one after the other on ``book`` (a match is rated, a refund added)
+    and store the result: the ratings in ``touched`` and every rating rated (those left
+    with no match are deleted), and every change. Returns the matches rated."""
     changes = []
     rated = 0
-    for match in matches:
-        done = _rate(match, book, models)
+    for event in events:
+        if isinstance(event, RatingRefund):
+            key = (event.user_id, event.speed)
+            book.setdefault(key, models.rating(user_id=event.user_id, speed=event.speed))
+            book[key].mu += event.mu
+            touched.add(key)
+            continue
+        done = _rate(event, book, models)
         rated += bool(done)
         changes.extend(done)
         touched.update((change.user_id, change.speed) for change in done)
@@ -284,9 +314,24 @@ def ratings_replay_after(*, match: Match) -> int:
             rating.mu, rating.sigma = change.mu_before, change.sigma_before
             rating.matches = kept.get(key, 0)
         RatingChange.objects.filter(pk__gte=cutoff).delete()
-        again = list(dict.fromkeys(change.match_id for change in undone))
-        matches = _counting(Match.objects.all()).in_bulk(again)
-        rated = _rate_in_turn([matches[pk] for pk in again], book, set(first_undone))
+        # Each match again at the time it was first rated; each refund given after the
+        # first change taken back from its player's rating again at its own time.
+        when: dict[int, datetime] = {}
+        for change in undone:
+            when.setdefault(change.match_id, change.created_at)
+        matches = _counting(Match.objects.all()).in_bulk(list(when))
+        refunds = [
+            refund
+            for refund in RatingRefund.objects.filter(
+                user_id__in={user_id for user_id, _ in first_undone}
+            )
+            if (refund.user_id, refund.speed) in first_undone
+            and refund.created_at >= first_undone[(refund.user_id, refund.speed)].created_at
+        ]
+        events = _in_time_order(
+            [(when[pk], matches[pk]) for pk in when], [(r.created_at, r) for r in refunds]
+        )
+        rated = _rate_in_turn(events, book, set(first_undone))
     logger.info("ratings replayed: %s matches rated again after match %s", rated, match.pk)
     return rated
 
@@ -299,9 +344,104 @@ def ratings_recompute(models: RatingModels = SITE_MODELS) -> int:
         _lock_every_rating(models)
         models.change.objects.all().delete()
         models.rating.objects.all().delete()
-        rated = _rate_in_turn(rated_matches(models), {}, set(), models)
+        matches = [(m.finished_at, m) for m in rated_matches(models)]
+        # A migration's historical models have no refunds.
+        refunds = (
+            [(r.created_at, r) for r in RatingRefund.objects.all()] if models is SITE_MODELS else []
+        )
+        rated = _rate_in_turn(_in_time_order(matches, refunds), {}, set(), models)
     logger.info("ratings rebuilt from %s rated matches", rated)
     return rated
+
+
+def _in_time_order(
+    matches: list[tuple[datetime, Match]], refunds: list[tuple[datetime, RatingRefund]]
+) -> list[Event]:
+    """Matches and refunds merged by time, the matches in their given order (a refund
+    given at the moment a match was rated comes after it)."""
+    timed = [(when, 0, i, match) for i, (when, match) in enumerate(matches)]
+    timed += [(when, 1, refund.pk, refund) for when, refund in refunds]
+    timed.sort(key=lambda item: item[:3])
+    return [event for *_, event in timed]
+
+
+# --- refunds: an account marked for breaking fair play -------------------------------------
+
+
+def ratings_refund(
+    *, marked_id: int, now: datetime | None = None, window: timedelta = REFUND_WINDOW
+) -> list[RatingRefund]:
+    """Give back to every person rated with the account ``marked_id`` in a match that
+    ended within ``window`` of ``now`` (or later) what that match cost him because of it (see
+    the module's docstring); a match refunded before is not refunded again, nor is a
+    person whose own account is marked. Locks the ratings it changes in user order. Runs
+    in the caller's transaction if there is one; returns the refunds given."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match_ids = RatingChange.objects.filter(
+            user_id=marked_id, match__finished_at__gte=now - window
+        ).values("match_id")
+        matches = _counting(Match.objects.filter(pk__in=match_ids)).order_by("finished_at", "pk")
+        refunded = set(
+            RatingRefund.objects.filter(match__in=match_ids).values_list("match_id", "user_id")
+        )
+        owed: list[RatingRefund] = []
+        for match in matches:
+            changes = {c.user_id: c for c in RatingChange.objects.filter(match=match)}
+            for user_id, mu in _cost_of(match, changes, marked_id).items():
+                if (match.pk, user_id) not in refunded:
+                    owed.append(
+                        RatingRefund(
+                            user_id=user_id,
+                            speed=changes[user_id].speed,
+                            match=match,
+                            because_of_id=marked_id,
+                            mu=mu,
+                            created_at=now,
+                        )
+                    )
+        marked = set(
+            User.objects.filter(
+                pk__in={r.user_id for r in owed}, fairplay_marked_at__isnull=False
+            ).values_list("pk", flat=True)
+        )
+        owed = [r for r in owed if r.user_id not in marked]
+        ratings = {
+            (r.user_id, r.speed): r
+            for r in Rating.objects.select_for_update()
+            .filter(user_id__in={r.user_id for r in owed})
+            .order_by("user_id", "speed")
+        }
+        for refund in owed:
+            ratings[(refund.user_id, refund.speed)].mu += refund.mu
+        Rating.objects.bulk_update(
+            [ratings[key] for key in {(r.user_id, r.speed) for r in owed}], ["mu"]
+        )
+        return RatingRefund.objects.bulk_create(owed)
+
+
+def _cost_of(match: Match, changes: dict[int, RatingChange], marked_id: int) -> dict[int, float]:
+    """What ``match`` cost each of its other people because ``marked_id`` was rated in it
+    (only those it cost something): his skill estimate after the match rated without the
+    marked account, less the one it gave him."""
+    people, seats = _rated_players(match)
+    others = [p for p in people if p.user_id != marked_id and p.user_id in changes]
+    if len(others) < MIN_RATED_PEOPLE:
+        without = {p.user_id: changes[p.user_id].mu_before for p in others}
+    else:
+        before = [changes[p.user_id] for p in others]
+        rated = MODEL.rate(
+            [[MODEL.rating(mu=c.mu_before, sigma=c.sigma_before)] for c in before],
+            ranks=[_rank(p, seats) for p in others],
+        )
+        without = {p.user_id: new.mu for p, (new,) in zip(others, rated, strict=True)}
+    cost = {user_id: mu - changes[user_id].mu_after for user_id, mu in without.items()}
+    return {user_id: mu for user_id, mu in cost.items() if mu > 0}
+
+
+def refund_points(mu: float) -> int:
+    """A refund in the points players see (a skill estimate's difference)."""
+    return round(DISPLAY_SCALE * mu)
 
 
 def table_speed_sql(table: str = "") -> Case:

@@ -143,6 +143,8 @@ class ModeratedUserAdmin(ModerationActionsMixin, accounts_admin.UserAdmin):
         "logout_everywhere",
         "allow_pairs",
         "disallow_pairs",
+        "fairplay_warn_users",
+        "fairplay_mark_users",
     ]
 
     def has_ban_permission(self, request: HttpRequest) -> bool:
@@ -169,6 +171,7 @@ class ModeratedUserAdmin(ModerationActionsMixin, accounts_admin.UserAdmin):
                 "may_mute": self.has_mute_permission(request),
                 "is_banned": user.is_banned(),
                 "is_muted": user.is_muted(),
+                "is_fairplay_marked": user.is_fairplay_marked,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             }
         return super().change_view(request, object_id, form_url, extra_context)
@@ -299,6 +302,48 @@ class ModeratedUserAdmin(ModerationActionsMixin, accounts_admin.UserAdmin):
                 % {"n": n}
             ),
             each=_pairs,
+        )
+
+    @admin.action(description=_("Warn the selected users about fair play"), permissions=["ban"])
+    def fairplay_warn_users(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        return self.run_with_form(
+            request,
+            queryset,
+            action="fairplay_warn_users",
+            title=_("Warn about fair play"),
+            form_class=RequiredReasonForm,
+            run=lambda user, form: services.account_warn(
+                by=request.user, user_id=user.pk, reason=form.cleaned_data["text"]
+            ),
+            done=lambda n: ngettext("%(n)d user warned.", "%(n)d users warned.", n) % {"n": n},
+        )
+
+    @admin.action(description=_("Mark the selected users for cheating"), permissions=["ban"])
+    def fairplay_mark_users(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        def mark(user: User, form: forms.Form) -> None:
+            result = services.account_mark(
+                by=request.user, user_id=user.pk, reason=form.cleaned_data["text"]
+            )
+            if not result.newly_marked:
+                raise Refused(_("This account is already marked for breaking fair play."))
+
+        return self.run_with_form(
+            request,
+            queryset,
+            action="fairplay_mark_users",
+            title=_("Mark for cheating"),
+            form_class=RequiredReasonForm,
+            run=mark,
+            done=lambda n: (
+                ngettext(
+                    "%(n)d account marked for cheating: its opponents' rating given back, "
+                    "its places taken off the results.",
+                    "%(n)d accounts marked for cheating: their opponents' rating given back, "
+                    "their places taken off the results.",
+                    n,
+                )
+                % {"n": n}
+            ),
         )
 
 

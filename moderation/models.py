@@ -37,6 +37,10 @@ class AuditLog(models.Model):
         TOURNAMENT_DISQUALIFY = "tournament_disqualify", _("player disqualified from a tournament")
         PAIR_ALLOW = "pair_allow", _("two linked accounts allowed to play together")
         PAIR_DISALLOW = "pair_disallow", _("two linked accounts kept apart again")
+        FAIRPLAY_WARN = "fairplay_warn", _("warning about fair play")
+        FAIRPLAY_MARK = "fairplay_mark", _("account marked for breaking fair play")
+        FAIRPLAY_UPHOLD = "fairplay_uphold", _("appeal heard: the fair play mark stays")
+        FAIRPLAY_LIFT = "fairplay_lift", _("fair play mark lifted")
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -161,3 +165,81 @@ class Report(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.reported_user} ({self.get_reason_display()})"
+
+
+class FairPlayMark(models.Model):
+    """A moderator's finding that an account broke fair play (lichess's "marked"): when,
+    by whom and why, and, once an appeal succeeds, when it was lifted. At most one in
+    force per user; ``accounts.User.fairplay_marked_at`` mirrors it for the floors below."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.CASCADE,
+        related_name="fairplay_marks",
+    )
+    marked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("moderator"),
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="fairplay_marks_given",
+    )
+    reason = models.TextField(_("reason"))
+    marked_at = models.DateTimeField(_("marked at"), default=timezone.now)
+    lifted_at = models.DateTimeField(_("lifted at"), null=True, blank=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="fairplay_marks_lifted",
+    )
+
+    class Meta:
+        verbose_name = _("fair play mark")
+        verbose_name_plural = _("fair play marks")
+        ordering = ["-marked_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=models.Q(lifted_at__isnull=True),
+                name="fairplaymark_one_in_force",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.marked_at:%Y-%m-%d})"
+
+
+class FairPlayAppeal(models.Model):
+    """The marked player's one answer to his mark, and the moderator's decision."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        UPHELD = "upheld", _("the mark stays")
+        LIFTED = "lifted", _("the mark is lifted")
+
+    mark = models.OneToOneField(FairPlayMark, on_delete=models.CASCADE, related_name="appeal")
+    text = models.TextField(_("appeal"))
+    created_at = models.DateTimeField(_("sent at"), default=timezone.now)
+    status = models.CharField(
+        _("status"), max_length=8, choices=Status.choices, default=Status.OPEN, db_index=True
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="fairplay_appeals_decided",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision = models.TextField(_("decision"), blank=True)
+
+    class Meta:
+        verbose_name = _("fair play appeal")
+        verbose_name_plural = _("fair play appeals")
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.mark.user} ({self.get_status_display()})"

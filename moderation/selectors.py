@@ -12,7 +12,7 @@ from accounts.models import User
 from accounts.selectors import SharedAccount, accounts_sharing
 from games.models import ChatMessage, MatchPlayer, Table
 from games.selectors import can_view_table
-from moderation.models import AuditLog, Report
+from moderation.models import AuditLog, FairPlayAppeal, FairPlayMark, Report
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,8 @@ class ModerationSummary:
     # The accounts sharing a device or a connection with his: by name only, never the
     # device or the address.
     shared: list[SharedAccount]
+    # His fair play marks, the one in force first, each with its appeal.
+    fairplay_marks: list[FairPlayMark]
 
 
 PAIR_ACTIONS = (AuditLog.Action.PAIR_ALLOW, AuditLog.Action.PAIR_DISALLOW)
@@ -103,4 +105,40 @@ def user_moderation_summary(user: User, *, limit: int = 20) -> ModerationSummary
             .order_by("-created_at")[:limit]
         ),
         shared=accounts_sharing(user),
+        fairplay_marks=list(
+            FairPlayMark.objects.filter(user=user)
+            .select_related("marked_by", "lifted_by", "appeal")
+            .order_by("lifted_at", "-marked_at")
+        ),
+    )
+
+
+# --- fair play: the mark and its appeal ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FairPlayState:
+    """What a player sees of his own account's fair play mark."""
+
+    mark: FairPlayMark | None  # the one in force
+    appeal: FairPlayAppeal | None  # his answer to it, once sent
+
+    @property
+    def may_appeal(self) -> bool:
+        return self.mark is not None and self.appeal is None
+
+
+def fairplay_state(user: User) -> FairPlayState:
+    """The mark in force on ``user``'s account (if any) and his appeal of it."""
+    mark = FairPlayMark.objects.filter(user=user, lifted_at__isnull=True).first()
+    appeal = FairPlayAppeal.objects.filter(mark=mark).first() if mark is not None else None
+    return FairPlayState(mark=mark, appeal=appeal)
+
+
+def appeals_open() -> list[FairPlayAppeal]:
+    """The appeals waiting for a moderator, the oldest first."""
+    return list(
+        FairPlayAppeal.objects.filter(status=FairPlayAppeal.Status.OPEN)
+        .select_related("mark__user", "mark__marked_by")
+        .order_by("created_at", "pk")
     )

@@ -18,6 +18,7 @@ class Kind(models.TextChoices):
     FOLLOWED_PLAYS = "followed_plays", _("A player you follow starts a tournament game")
     MODERATION = "moderation", _("A moderator's notice")
     MATCH_ENDED = "match_ended", _("A match ended while you were away")
+    RATING_REFUNDED = "rating_refunded", _("Rating given back after a fair play mark")
 
 
 # The kinds that may arrive by e-mail too: the ones that wait for the player's answer, and

@@ -16,6 +16,7 @@ from django.core.cache import cache
 from django.db.models.signals import post_save
 from django.urls import reverse
 
+from accounts.models import User
 from games import selectors as games_selectors
 from games import signals as games_signals
 from games.models import Match, Table
@@ -43,6 +44,15 @@ MODERATION_TOLD = {
     AuditLog.Action.MATCH_ANNUL,
     AuditLog.Action.TABLE_REMOVE_PLAYER,
     AuditLog.Action.TOURNAMENT_DISQUALIFY,
+    AuditLog.Action.FAIRPLAY_WARN,
+    AuditLog.Action.FAIRPLAY_MARK,
+    AuditLog.Action.FAIRPLAY_UPHOLD,
+    AuditLog.Action.FAIRPLAY_LIFT,
+}
+# Where the notice leads: a marked player to his appeal, anyone else to his settings.
+MODERATION_LINKS = {
+    AuditLog.Action.FAIRPLAY_MARK: "moderation:fairplay_appeal",
+    AuditLog.Action.FAIRPLAY_UPHOLD: "moderation:fairplay_appeal",
 }
 
 
@@ -160,8 +170,31 @@ def on_audit_saved(sender: object, *, instance: AuditLog, created: bool, **kw: A
         kind=Kind.MODERATION,
         key=f"audit:{instance.pk}",
         params={"action": instance.action, "reason": instance.reason},
-        link=reverse("accounts:settings"),
+        link=reverse(MODERATION_LINKS.get(instance.action, "accounts:settings")),
     )
+    if instance.action == AuditLog.Action.FAIRPLAY_MARK:
+        _tell_refunds(instance)
+
+
+def _tell_refunds(mark: AuditLog) -> None:
+    """Each player given rating back by a fair play mark hears how much, in which speed
+    (never whose account it was), with a link to his profile, where it is listed."""
+    lines = mark.details.get("refunds", [])
+    names = dict(
+        User.objects.filter(pk__in={line["user_id"] for line in lines}).values_list(
+            "pk", "username"
+        )
+    )
+    for line in lines:
+        if line["user_id"] not in names:
+            continue
+        notification_raise(
+            owner_id=line["user_id"],
+            kind=Kind.RATING_REFUNDED,
+            key=f"refund:{mark.pk}:{line['speed']}",
+            params={"points": line["points"], "speed": line["speed"]},
+            link=reverse("profile", kwargs={"username": names[line["user_id"]]}),
+        )
 
 
 def on_player_followed(

@@ -63,6 +63,8 @@ def seek_create(
         raise Refused(_("A table has 2 to 4 seats."))
     if bots_after not in settings.PAIRING_WAITS:
         raise Refused(_("Unknown waiting time."))
+    if user.is_fairplay_marked:  # "Play now" seats at rated tables
+        raise Refused(_("An account marked for breaking fair play plays at casual tables only."))
     if time_control not in DAY_PRESETS:
         _refuse_if_seated_elsewhere(user)
     # Paired by the rating of the speed he will play.

@@ -5,7 +5,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
 from accounts.selectors import user_public_profile
-from games.selectors import player_record
+from games.selectors import player_record, rating_refunds
 from pan_site.health import CheckResult, run_checks
 from pan_site.proxy import is_local_request
 from tournaments.selectors import user_tournaments
@@ -19,6 +19,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         "player": player,
         "record": player_record(user=player, viewer=request.user),
         "tournaments": user_tournaments(user=player),
+        "refunds": rating_refunds(user=player),
     }
     return render(request, "accounts/profile.html", context)
 

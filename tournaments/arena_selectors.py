@@ -72,7 +72,7 @@ class Leaderboard:
 
 
 def _ordered(tournament: Tournament) -> list[TournamentEntry]:
-    entries = list(tournament.entries.filter(disqualified=False))
+    entries = list(tournament.entries.filter(disqualified=False, struck_at__isnull=True))
     if tournament.is_over or any(e.place for e in entries):
         return sorted(entries, key=lambda e: (e.place or 10**6, e.display_name.lower()))
     return arena_rank_order(entries)

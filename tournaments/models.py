@@ -175,6 +175,11 @@ class TournamentEntry(models.Model):
     eliminated_at = models.DateTimeField(null=True, blank=True)
     disqualified = models.BooleanField(default=False)
     disqualify_reason = models.CharField(max_length=300, blank=True)
+    # Fair play: taken off the results (his account was marked for breaking it); the
+    # others' places close up. ``place_played`` keeps the place as it was played, so that
+    # lifting the mark gives every place back (``tournaments.services.fairplay``).
+    struck_at = models.DateTimeField(null=True, blank=True)
+    place_played = models.PositiveSmallIntegerField(null=True, blank=True)
     table = models.ForeignKey(
         TournamentTable,
         null=True,

@@ -251,7 +251,8 @@ def tournament_standings(*, tournament: Tournament, viewer: User | None) -> Stan
     }
     by_table: dict[int, list[StandingRow]] = {pk: [] for pk in links}
     rows: dict[int, StandingRow] = {}
-    entries = list(tournament.entries.all())
+    # An account marked for breaking fair play is off the results (its places closed up).
+    entries = list(tournament.entries.filter(struck_at__isnull=True))
     for entry in entries:
         link = links.get(entry.table_id) if entry.table_id else None
         row = rows[entry.pk] = StandingRow(
@@ -343,7 +344,7 @@ class ProfileTournament:
 def user_tournaments(*, user: User) -> list[ProfileTournament]:
     """The tournaments a user registered for, latest first, with his place."""
     entries = (
-        TournamentEntry.objects.filter(user=user)
+        TournamentEntry.objects.filter(user=user, struck_at__isnull=True)
         .select_related("tournament")
         .annotate(players=Count("tournament__entries"))
         .order_by("-tournament__starts_at")
@@ -400,9 +401,16 @@ def tournament_audit(*, tournament: Tournament) -> list[str]:
         for seat, entry in seats.items():
             if letters[seat] != carried[seat] + lost[seat]:
                 problems.append(f"match {match.pk}: {entry} did not carry his letters")
+    # An entry struck off the results (fair play) has no place, and the others' places
+    # count only the entries left in them.
+    counted = [e for e in entries if e.struck_at is None]
     for entry in entries:
         if entry.letters != min(losses[entry.pk], PAN):
             problems.append(f"{entry}: {entry.letters} letters, {losses[entry.pk]} hands lost")
+        if entry.struck_at is not None:
+            if entry.place is not None:
+                problems.append(f"{entry}: struck off the results, placed {entry.place}")
+            continue
         if entry.eliminated_at is None:
             continue
         if not entry.disqualified:
@@ -411,16 +419,19 @@ def tournament_audit(*, tournament: Tournament) -> list[str]:
             elif third_loss_at.get(entry.pk) != entry.eliminated_at:
                 problems.append(f"{entry}: eliminated at another moment than his third loss")
         after = sum(
-            1 for o in entries if o.eliminated_at is None or o.eliminated_at > entry.eliminated_at
+            1 for o in counted if o.eliminated_at is None or o.eliminated_at > entry.eliminated_at
         )
         if entry.place != after + 1:
             problems.append(f"{entry}: place {entry.place}, expected {after + 1}")
     if tournament.status == Tournament.Status.FINISHED:
-        winners = [e for e in entries if e.eliminated_at is None]
-        if len(winners) != 1 or winners[0].place != 1:
+        last_in = [e for e in entries if e.eliminated_at is None]
+        winners = [e for e in counted if e.place == 1]
+        if len(last_in) != 1 or len(winners) != 1:
             problems.append(f"not one winner: {winners}")
-        elif losses[winners[0].pk] >= PAN:
-            problems.append(f"the winner {winners[0]} has P-A-N")
+        elif last_in[0].struck_at is None and last_in[0] != winners[0]:
+            problems.append(f"the last player in, {last_in[0]}, is not placed first")
+        elif losses[last_in[0].pk] >= PAN:
+            problems.append(f"the winner {last_in[0]} has P-A-N")
     return problems
 
 

@@ -45,12 +45,14 @@ from games.selectors.records import (
     PlayerRecord,
     RatingChart,
     RecentMatch,
+    RefundLine,
     ReplayFrame,
     can_view_hand,
     hand_export,
     hand_replay,
     leaderboard,
     player_record,
+    rating_refunds,
 )
 from games.selectors.rules_page import ExampleView, RuleSectionView, rules_page
 from games.selectors.snapshot import (
@@ -111,6 +113,7 @@ __all__ = [
     "PlayerView",
     "RatingChart",
     "RecentMatch",
+    "RefundLine",
     "ReplayFrame",
     "RuleLine",
     "RuleSectionView",
@@ -145,6 +148,7 @@ __all__ = [
     "presence_key",
     "profile_name",
     "rating_delta",
+    "rating_refunds",
     "register_berserk",
     "register_lobby_tournaments",
     "register_tournament_end",

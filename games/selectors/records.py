@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
+from datetime import datetime
 from functools import reduce
 from typing import Any
 
-from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models import Count, F, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -16,8 +17,17 @@ from django.utils.translation import ngettext
 from accounts.models import User
 from games.engine import Reason
 from games.engine.rules import MAX_PLAYERS
-from games.models import RATING_MU, Hand, Match, MatchPlayer, Rating, RatingChange, Table
-from games.ratings import PROVISIONAL_MATCHES, display_rating, is_provisional
+from games.models import (
+    RATING_MU,
+    Hand,
+    Match,
+    MatchPlayer,
+    Rating,
+    RatingChange,
+    RatingRefund,
+    Table,
+)
+from games.ratings import PROVISIONAL_MATCHES, display_rating, is_provisional, refund_points
 from games.selectors.labels import (
     CardView,
     card_sort_key,
@@ -43,10 +53,15 @@ class LeaderRow:
 
 def leaderboard(speed: Speed) -> list[LeaderRow]:
     """The established players of ``speed`` (no longer provisional in it) by their rating
-    of it, banned ones left out."""
+    of it, banned ones and those marked for breaking fair play left out."""
     now = timezone.now()
     rows = (
-        Rating.objects.filter(speed=speed, matches__gte=PROVISIONAL_MATCHES, user__is_active=True)
+        Rating.objects.filter(
+            speed=speed,
+            matches__gte=PROVISIONAL_MATCHES,
+            user__is_active=True,
+            user__fairplay_marked_at__isnull=True,
+        )
         .exclude(user__banned_until__gt=now)
         .select_related("user")
         .order_by("-mu", "user__username")[:LEADERBOARD_SIZE]
@@ -148,6 +163,31 @@ class PlayerRecord:
     @property
     def hands_lost_percent(self) -> int | None:
         return self._percent(self.hands_lost, self.hands)
+
+
+@dataclass(frozen=True)
+class RefundLine:
+    """Rating given back to a player in one speed by one fair play mark."""
+
+    points: int
+    speed: Speed
+    given_at: datetime
+
+
+def rating_refunds(*, user: User) -> list[RefundLine]:
+    """The rating given back to ``user`` for games against accounts marked for breaking
+    fair play, one line per mark and speed, the latest first (whose account is never
+    said)."""
+    given = (
+        RatingRefund.objects.filter(user=user)
+        .values("created_at", "speed", "because_of_id")
+        .annotate(mu=Sum("mu"))
+        .order_by("-created_at", "speed")
+    )
+    return [
+        RefundLine(points=refund_points(g["mu"]), speed=Speed(g["speed"]), given_at=g["created_at"])
+        for g in given
+    ]
 
 
 _match_size = (

@@ -65,9 +65,14 @@ def _strongest_first(speed: Speed | None = None) -> QuerySet[Match]:
         matches = matches.filter(speed=speed.value)
     return (
         matches.annotate(
-            # Each person's rating of the table's speed (none yet: a newcomer's).
+            # Each person's rating of the table's speed (none yet: a newcomer's; an
+            # account marked for breaking fair play counts as a newcomer too).
             speed_rating=FilteredRelation(
-                "players__user__ratings", condition=Q(players__user__ratings__speed=F("speed"))
+                "players__user__ratings",
+                condition=Q(
+                    players__user__ratings__speed=F("speed"),
+                    players__user__fairplay_marked_at__isnull=True,
+                ),
             ),
             strength=Avg(
                 Coalesce("speed_rating__mu", Value(RATING_MU), output_field=FloatField()),

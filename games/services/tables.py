@@ -85,6 +85,7 @@ def table_create(
         rules.validate_for_players(seats)
     except ValueError as exc:
         raise Refused(str(exc)) from exc
+    _refuse_marked(owner, rated=rated)
     _check_table_creation_rate(owner)
     with transaction.atomic():
         table = Table.objects.create(
@@ -123,9 +124,19 @@ def validate_move_days(move_days: int) -> None:
         )
 
 
+def _refuse_marked(user: User, *, rated: bool) -> None:
+    """An account marked for breaking fair play takes no seat where matches are rated."""
+    if rated and user.is_fairplay_marked:
+        raise Refused(
+            _("An account marked for breaking fair play plays at casual tables only."),
+            code="fairplay_marked",
+        )
+
+
 def table_sit(*, table_id: int, user: User, position: int | None = None) -> Seat:
     """Sit ``user`` in an empty seat (the first free one if ``position`` is None). At a
-    rated table, not beside an account linked to his (a shared device or connection)."""
+    rated table, not beside an account linked to his (a shared device or connection), and
+    not at all if his account is marked for breaking fair play."""
     with transaction.atomic():
         table = _locked_table(table_id)
         _require_seating_open(table)
@@ -137,6 +148,7 @@ def table_sit(*, table_id: int, user: User, position: int | None = None) -> Seat
             raise Refused(
                 _("This seat is taken.") if position is not None else _("The table is full.")
             )
+        _refuse_marked(user, rated=table.rated and not table.managed)
         _refuse_linked_seat(table, user, [s.user_id for s in seats if s.user_id])
         seat = free[0]
         seat.user = user

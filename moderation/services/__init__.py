@@ -14,14 +14,25 @@ Who may do what: ``accounts.permissions`` (the permissions of the ``Moderators``
 Nobody but a superuser acts on a staff account, and nobody on his own.
 
 Where things live: ``users`` (bans, mutes, logging out everywhere, the automatic mute
-of a chat flood, two linked accounts allowed to play together), ``reports`` (a player's
-report and its outcome), ``tables`` (hidden chat, aborted hands, annulled matches,
-players taken out of their seats) and, below them all, ``_common`` (the audit log, the
+of a chat flood, two linked accounts allowed to play together), ``fairplay`` (warning,
+marking and closing an account for breaking fair play, with the refunds and the places
+that follow, and the appeal), ``reports`` (a player's report and its outcome),
+``tables`` (hidden chat, aborted hands, annulled matches, players taken out of their
+seats) and, below them all, ``_common`` (the audit log, the
 permission checks, the user row lock). This package re-exports them, so callers import
 ``moderation.services`` only.
 """
 
 from moderation.services._common import REASON_MAX, audit_record
+from moderation.services.fairplay import (
+    APPEAL_MAX,
+    MarkResult,
+    account_close,
+    account_mark,
+    account_warn,
+    appeal_create,
+    appeal_decide,
+)
 from moderation.services.reports import (
     REPORT_TEXT_MAX,
     REPORTS_PER_HOUR,
@@ -55,6 +66,7 @@ from moderation.services.users import (
 )
 
 __all__ = [
+    "APPEAL_MAX",
     "FLOODS_BEFORE_MUTE",
     "FLOOD_EPISODE",
     "FLOOD_MUTE",
@@ -62,6 +74,12 @@ __all__ = [
     "REASON_MAX",
     "REPORTS_PER_HOUR",
     "REPORT_TEXT_MAX",
+    "MarkResult",
+    "account_close",
+    "account_mark",
+    "account_warn",
+    "appeal_create",
+    "appeal_decide",
     "audit_record",
     "chat_flood_record",
     "chat_hide",

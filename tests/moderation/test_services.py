@@ -464,6 +464,9 @@ def test_every_moderator_action_writes_exactly_one_audit_entry(mod):
     report = moderation.report_create(by=owner, reason="other", reported_user_id=second.pk)
     report2 = moderation.report_create(by=third, reason="other", reported_user_id=second.pk)
     future = timezone.now() + timedelta(hours=1)
+    marked = make_user()
+    moderation.account_mark(by=mod, user_id=marked.pk, reason="engine")
+    appeal = moderation.appeal_create(user=marked, text="not me")
     steps = [
         (AUDIT.CHAT_HIDE, lambda: moderation.chat_hide(by=mod, message_id=message.pk)),
         (AUDIT.CHAT_UNHIDE, lambda: moderation.chat_unhide(by=mod, message_id=message.pk)),
@@ -511,6 +514,27 @@ def test_every_moderator_action_writes_exactly_one_audit_entry(mod):
         (
             AUDIT.PAIR_DISALLOW,
             lambda: moderation.user_pair_disallow(by=mod, user_id=owner.pk, other_id=second.pk),
+        ),
+        (
+            AUDIT.FAIRPLAY_WARN,
+            lambda: moderation.account_warn(by=mod, user_id=third.pk, reason="r"),
+        ),
+        (
+            AUDIT.FAIRPLAY_MARK,
+            lambda: moderation.account_mark(by=mod, user_id=third.pk, reason="r"),
+        ),
+        (
+            AUDIT.FAIRPLAY_UPHOLD,
+            lambda: moderation.appeal_decide(
+                by=mod,
+                appeal_id=moderation.appeal_create(user=third, text="no").pk,
+                lift=False,
+                reason="r",
+            ),
+        ),
+        (
+            AUDIT.FAIRPLAY_LIFT,
+            lambda: moderation.appeal_decide(by=mod, appeal_id=appeal.pk, lift=True, reason="r"),
         ),
     ]
     for action, step in steps:

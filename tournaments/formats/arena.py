@@ -353,7 +353,9 @@ class Arena:
     def _freeze(self, tournament: Tournament, *, now: datetime) -> None:
         """The countdown is over and no game is in play: places by the ranking."""
         entries = list(
-            tournament.entries.select_for_update().filter(disqualified=False).order_by("pk")
+            tournament.entries.select_for_update()
+            .filter(disqualified=False, struck_at__isnull=True)
+            .order_by("pk")
         )
         for place, entry in enumerate(arena_rank_order(entries), 1):
             entry.place = place

@@ -27,7 +27,8 @@ then the rows of tables between hands (table, seats, match).
 Where things live: ``lifecycle`` (create, edit, register, announce, start, finished
 hands, the steps between hands), ``staff`` (pause, resume, cancel, disqualify),
 ``schedules`` (recurring tournaments and the reminder before a start), ``arena`` (a
-player's join, pause, withdrawal and Berserk in an arena) and, below
+player's join, pause, withdrawal and Berserk in an arena), ``fairplay`` (the results of
+an account marked for breaking fair play) and, below
 both, ``_common`` (the settings and their check, permissions, the tournament's lock). This
 package re-exports them, so callers import ``tournaments.services`` only.
 """
@@ -52,6 +53,7 @@ from tournaments.services.arena import (
     arena_pause,
     arena_withdraw,
 )
+from tournaments.services.fairplay import tournament_results_restore, tournament_results_strike
 from tournaments.services.lifecycle import (
     ANNOUNCEMENT_MAX,
     on_hand_finished,
@@ -115,6 +117,8 @@ __all__ = [
     "tournament_register_bot",
     "tournament_remind",
     "tournament_remind_due",
+    "tournament_results_restore",
+    "tournament_results_strike",
     "tournament_resume",
     "tournament_settings_check",
     "tournament_start",

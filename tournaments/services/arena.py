@@ -65,6 +65,8 @@ def arena_join(*, tournament_id: int, user: User, now: datetime | None = None) -
             raise Refused(_("This arena takes no more players."))
         if user.is_banned():
             raise Refused(_("A banned player cannot register."))
+        if user.is_fairplay_marked:
+            raise Refused(_("An account marked for breaking fair play cannot register."))
         if user.is_bot_account and not tournament.bots_allowed:
             raise Refused(_("Bot accounts may not register in this tournament."))
         entry = tournament.entries.select_for_update().filter(user=user).first()

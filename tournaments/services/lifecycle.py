@@ -108,6 +108,8 @@ def tournament_register(
         _require_registration_open(tournament, now)
         if user.is_banned():
             raise Refused(_("A banned player cannot register."))
+        if user.is_fairplay_marked:
+            raise Refused(_("An account marked for breaking fair play cannot register."))
         if user.is_bot_account and not tournament.bots_allowed:
             raise Refused(_("Bot accounts may not register in this tournament."))
         if tournament.entries.filter(user=user).exists():

@@ -111,6 +111,14 @@ def tournament_disqualify(
     in play at his table (with its match), then the tournament."""
     now = now or timezone.now()
     _require(by, PERM_MANAGE)
+    return _disqualify(tournament_id=tournament_id, entry_id=entry_id, reason=reason, now=now)
+
+
+def _disqualify(
+    *, tournament_id: int, entry_id: int, reason: str, now: datetime
+) -> TournamentEntry:
+    """``tournament_disqualify`` once its caller may: the staff, or moderation marking
+    the player's account for breaking fair play (``tournaments.services.fairplay``)."""
 
     def disqualify() -> TournamentEntry:
         seen = TournamentEntry.objects.filter(pk=entry_id, tournament_id=tournament_id).first()
