@@ -27,7 +27,8 @@ CHEAT_PLIES = 8
 class Player:
     """``kind``: honest, feeder (plays for the pair with ``partner``, seeing only his own
     cards), sharer (the same, and the partner shows him his hand), assisted (plays the
-    strong bot's moves) or dumper (loses so that ``partner`` gains).
+    strong bot's moves), dumper (loses so that ``partner`` gains) or gainer (his partner,
+    who plays honestly).
     ``level``: an honest player's bot (random, greedy, good: the search at 60 playouts).
     ``noise``: the share of his decisions made by the greedy bot instead."""
 

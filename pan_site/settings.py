@@ -308,8 +308,8 @@ FAIRPLAY_PLAYOUTS = int(os.environ.get("FAIRPLAY_PLAYOUTS", "24"))
 FAIRPLAY_BOT_PLAYOUTS = int(os.environ.get("FAIRPLAY_BOT_PLAYOUTS", "100"))
 # A case opens when honest play shows signals as strong at most this often
 # (moderation.fairplay.reference), on this many judged decisions at least.
-FAIRPLAY_CASE_CHANCE = 0.001
-FAIRPLAY_MIN_DECISIONS = 30
+FAIRPLAY_CASE_CHANCE = float(os.environ.get("FAIRPLAY_CASE_CHANCE", "0.001"))
+FAIRPLAY_MIN_DECISIONS = int(os.environ.get("FAIRPLAY_MIN_DECISIONS", "30"))
 
 # --- Cache (rate limits of allauth and of our own) --------------------------------
 if EMBEDDED:
