@@ -13,7 +13,6 @@ from accounts.permissions import PERM_BAN, may
 from core.errors import Refused
 from moderation import selectors, services
 from moderation.forms import ReportForm
-from moderation.services import fairplay_cases
 
 
 @login_required
@@ -88,7 +87,7 @@ def fairplay_case(request: HttpRequest, case_id: int) -> HttpResponse:
     _require_moderator(request)
     if request.method == "POST":
         try:
-            fairplay_cases.fairplay_case_decide(
+            services.fairplay_case_decide(
                 by=request.user,
                 case_id=case_id,
                 decision=request.POST.get("decision", ""),

@@ -17,11 +17,13 @@ Where things live: ``users`` (bans, mutes, logging out everywhere, the automatic
 of a chat flood, two linked accounts allowed to play together), ``reports`` (a player's
 report and its outcome), ``tables`` (hidden chat, aborted hands, annulled matches,
 players taken out of their seats) and, below them all, ``_common`` (the audit log, the
-permission checks, the user row lock). This package re-exports them, so callers import
+permission checks, the user row lock), and ``fairplay_cases`` (fair play's signals and the
+moderators' cases). This package re-exports them, so callers import
 ``moderation.services`` only.
 """
 
 from moderation.services._common import REASON_MAX, audit_record
+from moderation.services.fairplay_cases import fairplay_case_decide
 from moderation.services.reports import (
     REPORT_TEXT_MAX,
     REPORTS_PER_HOUR,
@@ -66,6 +68,7 @@ __all__ = [
     "chat_flood_record",
     "chat_hide",
     "chat_unhide",
+    "fairplay_case_decide",
     "hand_abort",
     "match_annul",
     "on_chat_flooded",
