@@ -43,6 +43,9 @@ from datetime import timedelta
 from bench.bench_tournament import prepare_environment, recreate_database, silence_events
 
 BENCH_DATABASE = "postgres://postgres@127.0.0.1:5432/pan_bench_fairplay"
+# Hands cut off at 100 actions, the player holding most cards losing (as in tournaments):
+# players who pick up for each other otherwise make hands of hundreds of actions.
+MAX_ACTIONS = 100
 
 
 def wilson(hits: int, total: int, z: float = 1.96) -> tuple[float, float, float]:
@@ -139,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"fair play: {args.honest} honest players, {args.friends} honest pairs of friends,"
         f" {args.sharers} card-sharing pairs, {args.assisted} assisted players,"
-        f" {args.dumpers} dumping pairs; rated 10+5 tables of 4; budget"
+        f" {args.dumpers} dumping pairs; rated 10+5 tables of 4, hands cut off at"
+        f" {MAX_ACTIONS} actions (most cards loses); budget"
         f" {settings.FAIRPLAY_PLAYOUTS} deals an estimate, {settings.FAIRPLAY_BOT_PLAYOUTS}"
         f" playouts of the strong bot; a case opens at a chance of"
         f" {settings.FAIRPLAY_CASE_CHANCE:g}"
@@ -202,8 +206,9 @@ def seat_round(groups: list[list[int]], singles: list[int], rng: random.Random) 
 def play_match(seated, kinds, rng, clock, games, Rules, Match, player_move, thinking_ms, checks):
     """One rated match of ``seated`` (a table of theirs, the first its owner) to P-A-N,
     each move at the moment its thinking time says; each hand judged when it ends."""
+    rules = Rules(max_actions=MAX_ACTIONS, max_actions_result="most_cards")
     table = games.table_create(
-        owner=seated[0], name="", rules=Rules(), seats=len(seated), base_seconds=600,
+        owner=seated[0], name="", rules=rules, seats=len(seated), base_seconds=600,
         increment_seconds=5,
     )  # fmt: skip
     for user in seated[1:]:
