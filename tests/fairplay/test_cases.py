@@ -66,7 +66,7 @@ def test_a_rated_match_is_judged_on_the_analysis_worker_and_a_case_reaches_the_q
         hands = Hand.objects.filter(match=match).count()
         wait_until(
             lambda: FairPlayHand.objects.filter(hand__match=match).count() == hands,
-            timeout=120,
+            timeout=300,  # seconds of work, on a machine the other tests may crowd
             what="every hand of the match judged by the worker",
         )
     people = [p.user for p in match.players.select_related("user")]
