@@ -10,7 +10,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pan
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-arena bench-tournament bench-clock bench-move bench-ratings bench-speed bench-spectators bench-load bench-soak bench-faults bench-scale bench-api bench-mail bench-push clean
+.PHONY: help install run run-prod test lint format messages bench-engine bench-puzzles bench-arena bench-fairplay bench-tournament bench-clock bench-move bench-ratings bench-speed bench-spectators bench-load bench-soak bench-faults bench-scale bench-api bench-mail bench-push clean
 
 help:
 	@echo "make run     serve the site at http://$(HOST):$(PORT)/ (embedded mode unless DATABASE_URL/REDIS_URL are set)"
@@ -110,6 +110,13 @@ bench-puzzles: install
 # pairing waves, the leaderboard's render, a recount (database pan_bench_arena).
 bench-arena: install
 	$(PY) -m bench.bench_arena $(BENCH_ARGS)
+
+# Fair play's detection measured: simulated honest players, card-sharing pairs, assisted
+# players and dumpers in rated matches through the services; recall and false positives by
+# matches played (database pan_bench_fairplay; --quick: under ten minutes; options:
+# python -m bench.bench_fairplay --help).
+bench-fairplay: install
+	$(PY) -m bench.bench_fairplay $(BENCH_ARGS)
 
 # A 256-bot tournament through the services (no websockets); its own database pan_bench_tournament.
 bench-tournament: install

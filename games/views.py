@@ -203,8 +203,14 @@ def _visible_hand(request: HttpRequest, hand_id: int) -> Hand:
 def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
     """A finished hand, replayed step by step, with its verifiable shuffle."""
     hand = _visible_hand(request, hand_id)
+    replay = selectors.hand_replay(hand)
+    # ``?move=N`` opens the replay at step N (a moderator's evidence links to a move).
+    asked = request.GET.get("move", "")
+    at = min(int(asked), len(replay.frames) - 1) if asked.isdigit() else 0
     context = {
-        "r": selectors.hand_replay(hand),
+        "r": replay,
+        "at": at,
+        "frame": replay.frames[at],
         "analysis": selectors.hand_analysis(hand, request.user),
     }
     return render(request, "games/hand.html", context)

@@ -13,4 +13,6 @@ urlpatterns = [
         views.fairplay_appeal_decide,
         name="fairplay_appeal_decide",
     ),
+    path("moderation/fair-play/", views.fairplay_queue, name="fairplay_queue"),
+    path("moderation/fair-play/<int:case_id>/", views.fairplay_case, name="fairplay_case"),
 ]

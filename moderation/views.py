@@ -127,3 +127,43 @@ def _int_or_none(value: str | None) -> int | None:
         return int(value) if value else None
     except ValueError:
         return None
+
+
+# --- fair play: the moderators' queue ---------------------------------------------------------
+
+
+def _require_moderator(request: HttpRequest) -> None:
+    if not may(request.user, PERM_BAN):
+        raise PermissionDenied(_("You do not have permission to do that."))
+
+
+@login_required
+def fairplay_queue(request: HttpRequest) -> HttpResponse:
+    """The open fair-play cases, the strongest evidence first (moderators only)."""
+    _require_moderator(request)
+    return render(request, "moderation/fairplay_queue.html", {"rows": selectors.fairplay_queue()})
+
+
+@login_required
+def fairplay_case(request: HttpRequest, case_id: int) -> HttpResponse:
+    """One case: the signals, how unusual each is, the decisions that weigh most, and the
+    moderator's decision (POST: clear, warn, mark or close; answered with a redirect)."""
+    _require_moderator(request)
+    if request.method == "POST":
+        try:
+            services.fairplay_case_decide(
+                by=request.user,
+                case_id=case_id,
+                decision=request.POST.get("decision", ""),
+                reason=request.POST.get("reason", ""),
+            )
+        except Refused as refusal:
+            messages.error(request, refusal.message)
+        else:
+            messages.success(request, _("The case is decided."))
+            return redirect("moderation:fairplay_queue")
+        return redirect("moderation:fairplay_case", case_id=case_id)
+    view = selectors.fairplay_case(case_id)
+    if view is None:
+        raise Http404(_("There is no such case."))
+    return render(request, "moderation/fairplay_case.html", {"v": view})

@@ -51,6 +51,7 @@ __all__ = [
     "analyse_hand",
     "decisions_of",
     "move_chances",
+    "seat_loss_chances",
 ]
 
 # Deals per decision, each played out after every legal move. With the rollout below
@@ -209,39 +210,63 @@ def _move_chances(
     view: dict[str, Any], rng: random.Random, playouts: int, rollout_plies: int
 ) -> list[tuple[int, MoveChance]]:
     seat = view["seat"]
+    return [
+        (key, MoveChance(move, losses[seat]))
+        for key, move, losses in seat_loss_chances(
+            view, Knowledge.from_view(view), rng, playouts, rollout_plies
+        )
+    ]
+
+
+def seat_loss_chances(
+    view: dict[str, Any],
+    knowledge: Knowledge,
+    rng: random.Random,
+    playouts: int,
+    rollout_plies: int,
+) -> list[tuple[int, dict[str, Any], tuple[float, ...]]]:
+    """``(move_key, move JSON, every seat's chance of losing after it)`` for each move
+    distinct in effect of the seat to move in ``view``, on ``playouts`` deals drawn from
+    ``knowledge`` (his own view's, or one that knows more: the fair-play check deals a
+    partner's real hand) and shared by every move, each played on greedily for at most
+    ``rollout_plies`` actions (module docstring)."""
     spades_back = view["rules"]["spades_back"]
     legal = [move_from_json(m) for m in view["legal_moves"]]
     choices = distinct_moves(legal, spades_back)
-    knowledge = Knowledge.from_view(view)
-    loss_chance = _loss_chance_for(knowledge, seat)
+    loss_chances = _loss_chances_for(knowledge)
     deals = [knowledge.determinise(rng) for _ in range(playouts)]
+    players = view["players"]
     result = []
     for key, move in choices.items():
-        total = 0.0
+        totals = [0.0] * players
         for state in deals:
             after = state.apply(move)
             plies = rollout_plies
             while after.outcome is None and plies > 0:
                 after = after.apply(greedy_for_state(after, DEFAULT_STYLE))
                 plies -= 1
-            total += loss_chance(after)
-        result.append((key, MoveChance(move_to_json(move), round(total / playouts, 4))))
+            for s, loss in enumerate(loss_chances(after)):
+                totals[s] += loss
+        losses = tuple(round(total / playouts, 4) for total in totals)
+        result.append((key, move_to_json(move), losses))
     return result
 
 
-def _loss_chance_for(knowledge: Knowledge, seat: int) -> Callable[[HandState], float]:
-    """``state -> chance that seat loses from it``: the outcome when the hand is over
-    (a tie is no letter), else what the ismcts bot's fitted evaluation gives him
+def _loss_chances_for(knowledge: Knowledge) -> Callable[[HandState], list[float]]:
+    """``state -> each seat's chance of losing from it``: the outcome when the hand is
+    over (a tie is no letter), else what the ismcts bot's fitted evaluation gives him
     (its reward is ``(1 - chance) * (1 - holding_penalty)`` for a seat holding cards)."""
     evaluate = make_evaluator(knowledge.rules, DEFAULT_SETTINGS)
     holding = 1.0 - DEFAULT_SETTINGS.holding_penalty
 
-    def loss_chance(state: HandState) -> float:
+    def loss_chances(state: HandState) -> list[float]:
         outcome = state.outcome
         if outcome is not None:
-            return 1.0 if outcome.loser == seat else 0.0
-        if not state.hand_counts[seat]:
-            return 0.0
-        return max(0.0, 1.0 - evaluate(state)[seat] / holding)
+            return [1.0 if outcome.loser == s else 0.0 for s in range(state.players)]
+        rewards = evaluate(state)
+        return [
+            max(0.0, 1.0 - reward / holding) if count else 0.0
+            for reward, count in zip(rewards, state.hand_counts, strict=True)
+        ]
 
-    return loss_chance
+    return loss_chances

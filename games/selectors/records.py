@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.models import User
+from accounts.permissions import PERM_BAN, may
 from games.engine import Reason
 from games.engine.rules import MAX_PLAYERS
 from games.models import (
@@ -291,10 +292,11 @@ def player_record(*, user: User, viewer: User | None) -> PlayerRecord:
 
 
 def can_view_hand(hand: Hand, user: User | None) -> bool:
-    """A finished hand is shown to its players, and to anyone if its table is public."""
+    """A finished hand is shown to its players, and to anyone if its table is public;
+    a moderator sees every one (fair play's evidence links to them)."""
     if not hand.is_over:
         return False
-    if hand.match.table.is_public:
+    if hand.match.table.is_public or may(user, PERM_BAN):
         return True
     return bool(
         user is not None and user.is_authenticated and hand.match.players.filter(user=user).exists()

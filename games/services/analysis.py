@@ -139,3 +139,12 @@ def _analyse(analysis: HandAnalysis, progress: Callable[[int, int], None]) -> di
         playouts=analysis.playouts,
         progress=progress,
     ).to_json()
+
+
+def hand_times(hand: Hand) -> list[int]:
+    """The thinking time (ms) of each move :func:`hand_record` gives, in its order."""
+    return [
+        action.time_used_ms
+        for action in hand.actions.order_by("index")
+        if not action.entry.get("auto")
+    ]

@@ -16,10 +16,11 @@ Nobody but a superuser acts on a staff account, and nobody on his own.
 Where things live: ``users`` (bans, mutes, logging out everywhere, the automatic mute
 of a chat flood, two linked accounts allowed to play together), ``fairplay`` (warning,
 marking and closing an account for breaking fair play, with the refunds and the places
-that follow, and the appeal), ``reports`` (a player's report and its outcome),
+that follow, and the appeal), ``fairplay_cases`` (the moderators' cases that fair play's
+signals open, and their decisions), ``reports`` (a player's report and its outcome),
 ``tables`` (hidden chat, aborted hands, annulled matches, players taken out of their
-seats) and, below them all, ``_common`` (the audit log, the
-permission checks, the user row lock). This package re-exports them, so callers import
+seats) and, below them all, ``_common`` (the audit log, the permission checks, the user
+row lock). This package re-exports them, so callers import
 ``moderation.services`` only.
 """
 
@@ -33,6 +34,7 @@ from moderation.services.fairplay import (
     appeal_create,
     appeal_decide,
 )
+from moderation.services.fairplay_cases import fairplay_case_decide
 from moderation.services.reports import (
     REPORT_TEXT_MAX,
     REPORTS_PER_HOUR,
@@ -84,6 +86,7 @@ __all__ = [
     "chat_flood_record",
     "chat_hide",
     "chat_unhide",
+    "fairplay_case_decide",
     "hand_abort",
     "match_annul",
     "on_chat_flooded",

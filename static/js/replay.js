@@ -11,7 +11,8 @@
   var pos = document.querySelector(".replay-position");
   var replay = document.querySelector(".replay");
   if (!data || !frame || !pos) { return; }
-  var steps = JSON.parse(data.textContent), at = 0;
+  // The page draws the step it was opened at (?move=N); the buttons move on from there.
+  var steps = JSON.parse(data.textContent), at = parseInt(frame.dataset.frame, 10) || 0;
   var faces = {};
   document.querySelectorAll("template[data-card]").forEach(function (t) {
     faces[t.dataset.card] = t.content.firstElementChild;
@@ -63,5 +64,5 @@
     if (e.key === "ArrowRight") { show(at + 1); }
     if (e.key === "ArrowLeft") { show(at - 1); }
   });
-  show(0);
+  show(at);
 })();

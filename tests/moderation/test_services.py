@@ -19,7 +19,7 @@ from games import selectors, services
 from games.engine import Reason, Rules
 from games.models import BotLevel, ChatMessage, Hand, Match, Table
 from moderation import services as moderation
-from moderation.models import AuditLog, Report
+from moderation.models import AuditLog, FairPlayCase, Report
 from tests.factories import (
     PASSWORD,
     client_for,
@@ -491,6 +491,14 @@ def test_every_moderator_action_writes_exactly_one_audit_entry(mod):
             lambda: (
                 start_match(table),
                 moderation.hand_abort(by=mod, table_id=table.pk, reason="r"),
+            ),
+        ),
+        (
+            AUDIT.FAIRPLAY_CLEAR,
+            lambda: moderation.fairplay_case_decide(
+                by=mod,
+                case_id=FairPlayCase.objects.create(user=third, chance=1e-6).pk,
+                decision="clear",
             ),
         ),
         (
