@@ -132,11 +132,9 @@ def test_the_queue_ranks_cases_by_evidence_and_a_case_shows_its_moves_with_the_r
     # The replay opens at that move: its step is drawn on the page.
     replay = client_for(moderator).get(f"/hands/{hand.pk}/?move=7").content.decode()
     assert 'data-frame="7"' in replay
-    assert (
-        "fair-play"
-        not in client_for(moderator).get(f"/moderation/fair-play/{weak.pk}/").content.decode()
-        or True
-    )
+    # The weaker case's page names its player and his one signal, and no other player.
+    weak_page = client_for(moderator).get(f"/moderation/fair-play/{weak.pk}/").content.decode()
+    assert c.username in weak_page and a.username not in weak_page
 
 
 @pytest.mark.django_db
@@ -194,3 +192,29 @@ def test_a_case_opens_for_unusual_signals_once_and_a_decided_one_stays_decided(s
     PlayerSignals.objects.create(user=honest, nontrivial=100, matched=50, expected=50, variance=25)
     fairplay_cases._review([honest.pk], fairplay_cases.load_reference(), now)
     assert not FairPlayCase.objects.filter(user=honest).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("decision", "action", "status"),
+    [
+        ("warn", AuditLog.Action.FAIRPLAY_WARN, "warned"),
+        ("mark", AuditLog.Action.FAIRPLAY_MARK, "marked"),
+    ],
+)
+def test_warning_or_marking_a_pair_acts_on_both_accounts_through_the_account_services(
+    decision, action, status
+):
+    first, second = make_user(), make_user()
+    case = open_case(first, second, chance=1e-8, knowledge=5.0)
+    moderator = make_moderator("mod", language="en")
+    response = client_for(moderator).post(
+        f"/moderation/fair-play/{case.pk}/", {"decision": decision, "reason": "shared cards"}
+    )
+    assert response.status_code == 302
+    case.refresh_from_db()
+    assert case.status == status and case.decided_by == moderator
+    entries = AuditLog.objects.filter(action=action)
+    assert {entry.target_user for entry in entries} == {first, second}
+    first.refresh_from_db()
+    assert (first.fairplay_marked_at is not None) == (decision == "mark")
