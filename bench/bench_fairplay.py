@@ -25,7 +25,7 @@ that sat together, the share with one (false positives), each with its 95 % Wils
 interval, and the median chance per signal (the signal that is short where recall is).
 
 ``--write-reference`` writes the honest players' and pairs' values to
-``moderation/fairplay/reference.json``, the reference a case's statement is made against.
+``fairplay/reference.json``, the reference a case's statement is made against.
 """
 
 from __future__ import annotations
@@ -99,13 +99,13 @@ def run(args: argparse.Namespace) -> int:
 
     from accounts.models import User
     from bench.fairplay_players import Player, player_move, thinking_ms
+    from fairplay.models import FairPlayCase, PairSignals, PlayerSignals
+    from fairplay.reference import REFERENCE_PATH, load_reference
+    from fairplay.services import cases as fairplay_cases
     from games import services as games
     from games.engine import Rules
     from games.models import Match
     from games.services import tables as table_services
-    from moderation.fairplay.reference import REFERENCE_PATH, load_reference
-    from moderation.models import FairPlayCase, PairSignals, PlayerSignals
-    from moderation.services import fairplay_cases
 
     # Every player opens a table now and then; the bench plays in minutes what a site plays
     # in weeks, so the limit on new tables per owner is lifted for it.
@@ -317,7 +317,7 @@ def print_table(rows: list[dict]) -> None:
 def print_signals(kinds, groups, PlayerSignals, PairSignals, checks) -> None:
     """The median chance (by the reference) of each signal per kind: where recall is short,
     the signal that is."""
-    from moderation.fairplay.reference import load_reference
+    from fairplay.reference import load_reference
 
     reference = load_reference()
     per_kind: dict[str, dict[str, list[float]]] = {}
@@ -346,10 +346,10 @@ def write_reference(
 ) -> None:
     """The honest players' and honest pairs' values, and the honest rate of matching the
     strong bot by rating band, as the reference of the cases' statements."""
+    from fairplay.reference import BAND_WIDTH, Reference
+    from fairplay.signals import PlayerTotals
     from games.models import Rating
     from games.ratings import display_rating
-    from moderation.fairplay.reference import BAND_WIDTH, Reference
-    from moderation.fairplay.signals import PlayerTotals
 
     honest = [pk for pk, p in kinds.items() if p.kind == "honest"]
     ratings = {r.user_id: display_rating(r.mu) for r in Rating.objects.filter(user_id__in=honest)}

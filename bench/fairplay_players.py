@@ -12,11 +12,11 @@ import math
 import random
 from dataclasses import dataclass
 
+from fairplay.signals import informed_knowledge
 from games.bots import choose_move
 from games.bots.analysis import seat_loss_chances
 from games.bots.knowledge import Knowledge
 from games.engine import HandState
-from moderation.fairplay.signals import informed_knowledge
 
 # The estimates a cheater's helper makes per decision (more than the detector's own).
 CHEAT_PLAYOUTS = 32

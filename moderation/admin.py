@@ -143,8 +143,6 @@ class ModeratedUserAdmin(ModerationActionsMixin, accounts_admin.UserAdmin):
         "logout_everywhere",
         "allow_pairs",
         "disallow_pairs",
-        "fairplay_warn_users",
-        "fairplay_mark_users",
     ]
 
     def has_ban_permission(self, request: HttpRequest) -> bool:
@@ -164,17 +162,19 @@ class ModeratedUserAdmin(ModerationActionsMixin, accounts_admin.UserAdmin):
     ) -> HttpResponse:
         user = self.get_object(request, unquote(object_id))
         if user is not None:
-            extra_context = {
-                **(extra_context or {}),
-                "moderation": selectors.user_moderation_summary(user),
-                "may_ban": self.has_ban_permission(request),
-                "may_mute": self.has_mute_permission(request),
-                "is_banned": user.is_banned(),
-                "is_muted": user.is_muted(),
-                "is_fairplay_marked": user.is_fairplay_marked,
-                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-            }
+            extra_context = {**(extra_context or {}), **self.user_page_context(request, user)}
         return super().change_view(request, object_id, form_url, extra_context)
+
+    def user_page_context(self, request: HttpRequest, user: User) -> dict[str, Any]:
+        """What a user's page shows beside his fields (the floors above add theirs)."""
+        return {
+            "moderation": selectors.user_moderation_summary(user),
+            "may_ban": self.has_ban_permission(request),
+            "may_mute": self.has_mute_permission(request),
+            "is_banned": user.is_banned(),
+            "is_muted": user.is_muted(),
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
 
     # Actions -------------------------------------------------------------------------------------
 
@@ -302,48 +302,6 @@ class ModeratedUserAdmin(ModerationActionsMixin, accounts_admin.UserAdmin):
                 % {"n": n}
             ),
             each=_pairs,
-        )
-
-    @admin.action(description=_("Warn the selected users about fair play"), permissions=["ban"])
-    def fairplay_warn_users(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
-        return self.run_with_form(
-            request,
-            queryset,
-            action="fairplay_warn_users",
-            title=_("Warn about fair play"),
-            form_class=RequiredReasonForm,
-            run=lambda user, form: services.account_warn(
-                by=request.user, user_id=user.pk, reason=form.cleaned_data["text"]
-            ),
-            done=lambda n: ngettext("%(n)d user warned.", "%(n)d users warned.", n) % {"n": n},
-        )
-
-    @admin.action(description=_("Mark the selected users for cheating"), permissions=["ban"])
-    def fairplay_mark_users(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
-        def mark(user: User, form: forms.Form) -> None:
-            result = services.account_mark(
-                by=request.user, user_id=user.pk, reason=form.cleaned_data["text"]
-            )
-            if not result.newly_marked:
-                raise Refused(_("This account is already marked for breaking fair play."))
-
-        return self.run_with_form(
-            request,
-            queryset,
-            action="fairplay_mark_users",
-            title=_("Mark for cheating"),
-            form_class=RequiredReasonForm,
-            run=mark,
-            done=lambda n: (
-                ngettext(
-                    "%(n)d account marked for cheating: its opponents' rating given back, "
-                    "its places taken off the results.",
-                    "%(n)d accounts marked for cheating: their opponents' rating given back, "
-                    "their places taken off the results.",
-                    n,
-                )
-                % {"n": n}
-            ),
         )
 
 
@@ -652,7 +610,8 @@ class ModeratedMatchAdmin(GamesModerationMixin, games_admin.MatchAdmin):
 
 # --- the admins of accounts and games, with the actions ------------------------------------
 # accounts and games register plain admins; these replace them (moderation is installed
-# after both, so their admin modules have run).
+# after both, so their admin modules have run). fairplay, above, extends the user admin
+# the same way.
 
 for model, model_admin in (
     (User, ModeratedUserAdmin),

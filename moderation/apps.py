@@ -12,11 +12,7 @@ class ModerationConfig(AppConfig):
     def ready(self) -> None:
         from games import consumers_moderation, signals
         from moderation import commands, services
-        from moderation.services import fairplay_cases
 
         signals.chat_flooded.connect(services.on_chat_flooded, dispatch_uid="moderation")
-        signals.hand_finished.connect(
-            fairplay_cases.on_hand_finished, dispatch_uid="moderation-fairplay"
-        )
         for action, run in commands.MODERATOR_COMMANDS.items():
             consumers_moderation.register_moderator_command(action, run)

@@ -9,7 +9,6 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from moderation.models import Report
-from moderation.services import APPEAL_MAX
 
 
 class ReportForm(forms.Form):
@@ -132,28 +131,3 @@ class ResolveReportForm(ModerationNoteForm):
 
 class DismissReportForm(ResolveReportForm):
     required_text = False
-
-
-class AppealForm(forms.Form):
-    """A marked player's one answer to his mark."""
-
-    text = forms.CharField(
-        label=_("Your appeal: why the mark is wrong"),
-        max_length=APPEAL_MAX,
-        widget=forms.Textarea(attrs={"rows": 6}),
-    )
-
-
-class AppealDecideForm(forms.Form):
-    """A moderator's decision on an appeal: the mark stays or is lifted, and why (the
-    player is told)."""
-
-    decision = forms.ChoiceField(
-        label=_("Decision"),
-        choices=[("uphold", _("The mark stays")), ("lift", _("Lift the mark"))],
-    )
-    reason = forms.CharField(
-        label=_("Reason (shown to the player)"),
-        max_length=500,
-        widget=forms.Textarea(attrs={"rows": 2}),
-    )

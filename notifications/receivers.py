@@ -51,8 +51,8 @@ MODERATION_TOLD = {
 }
 # Where the notice leads: a marked player to his appeal, anyone else to his settings.
 MODERATION_LINKS = {
-    AuditLog.Action.FAIRPLAY_MARK: "moderation:fairplay_appeal",
-    AuditLog.Action.FAIRPLAY_UPHOLD: "moderation:fairplay_appeal",
+    AuditLog.Action.FAIRPLAY_MARK: "fairplay:appeal",
+    AuditLog.Action.FAIRPLAY_UPHOLD: "fairplay:appeal",
 }
 
 

@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "pairing",
     "learn",
     "moderation",
+    "fairplay",
     "api",
     "social",
     "notifications",
@@ -230,7 +231,7 @@ CELERY_TASK_QUEUES = tuple(
 )
 CELERY_TASK_ROUTES = {
     name: {"queue": CELERY_ANALYSIS_QUEUE}
-    for name in ("games.analyse_hand", "puzzles.make_from_hand", "moderation.fairplay_hand")
+    for name in ("games.analyse_hand", "puzzles.make_from_hand", "fairplay.hand")
 }
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -300,14 +301,14 @@ PAIRING_WAITS = tuple(int(seconds) for seconds in env_list("PAIRING_WAITS", "10,
 # a daily one, created by the beat. Off: only the staff's schedules make tournaments.
 ARENA_CALENDAR = env_bool("ARENA_CALENDAR", True)
 
-# --- Fair play's detection (moderation.services.fairplay_cases) ------------------------
+# --- Fair play's detection (fairplay.services.cases) ------------------------------------
 # The CPU of a hand's check on the analysis worker: deals per estimate (one for the
 # mover's view, one per other person's hand known) and the strong bot's playouts for the
 # move it would choose. At 24 and 100 a hand of four people takes about two seconds.
 FAIRPLAY_PLAYOUTS = int(os.environ.get("FAIRPLAY_PLAYOUTS", "24"))
 FAIRPLAY_BOT_PLAYOUTS = int(os.environ.get("FAIRPLAY_BOT_PLAYOUTS", "100"))
 # A case opens when honest play shows signals as strong at most this often
-# (moderation.fairplay.reference), on this many judged decisions at least.
+# (fairplay.reference), on this many judged decisions at least.
 FAIRPLAY_CASE_CHANCE = float(os.environ.get("FAIRPLAY_CASE_CHANCE", "0.001"))
 FAIRPLAY_MIN_DECISIONS = int(os.environ.get("FAIRPLAY_MIN_DECISIONS", "30"))
 

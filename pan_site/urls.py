@@ -21,6 +21,7 @@ urlpatterns = [
     *api_urlpatterns,
     path("", include("api.urls")),
     path("", include("moderation.urls")),
+    path("", include("fairplay.urls")),
     path("", include("tournaments.urls")),
     path("", include("social.urls")),
     path("", include("puzzles.urls")),

@@ -14,27 +14,22 @@ Who may do what: ``accounts.permissions`` (the permissions of the ``Moderators``
 Nobody but a superuser acts on a staff account, and nobody on his own.
 
 Where things live: ``users`` (bans, mutes, logging out everywhere, the automatic mute
-of a chat flood, two linked accounts allowed to play together), ``fairplay`` (warning,
-marking and closing an account for breaking fair play, with the refunds and the places
-that follow, and the appeal), ``fairplay_cases`` (the moderators' cases that fair play's
-signals open, and their decisions), ``reports`` (a player's report and its outcome),
-``tables`` (hidden chat, aborted hands, annulled matches, players taken out of their
-seats) and, below them all, ``_common`` (the audit log, the permission checks, the user
-row lock). This package re-exports them, so callers import
-``moderation.services`` only.
+of a chat flood, two linked accounts allowed to play together), ``reports`` (a player's
+report and its outcome), ``tables`` (hidden chat, aborted hands, annulled matches,
+players taken out of their seats) and, below them all, ``_common`` (the audit log, the
+permission checks, the cleaning of a reason, the user row lock: public, for the floors
+above that act as moderators and keep the same rules). This package re-exports them, so
+callers import ``moderation.services`` only.
 """
 
-from moderation.services._common import REASON_MAX, audit_record
-from moderation.services.fairplay import (
-    APPEAL_MAX,
-    MarkResult,
-    account_close,
-    account_mark,
-    account_warn,
-    appeal_create,
-    appeal_decide,
+from moderation.services._common import (
+    REASON_MAX,
+    audit_record,
+    clean_reason,
+    locked_user,
+    require_may_act_on,
+    require_permission,
 )
-from moderation.services.fairplay_cases import fairplay_case_decide
 from moderation.services.reports import (
     REPORT_TEXT_MAX,
     REPORTS_PER_HOUR,
@@ -68,7 +63,6 @@ from moderation.services.users import (
 )
 
 __all__ = [
-    "APPEAL_MAX",
     "FLOODS_BEFORE_MUTE",
     "FLOOD_EPISODE",
     "FLOOD_MUTE",
@@ -76,24 +70,21 @@ __all__ = [
     "REASON_MAX",
     "REPORTS_PER_HOUR",
     "REPORT_TEXT_MAX",
-    "MarkResult",
-    "account_close",
-    "account_mark",
-    "account_warn",
-    "appeal_create",
-    "appeal_decide",
     "audit_record",
     "chat_flood_record",
     "chat_hide",
     "chat_unhide",
-    "fairplay_case_decide",
+    "clean_reason",
     "hand_abort",
+    "locked_user",
     "match_annul",
     "on_chat_flooded",
     "report_create",
     "report_dismiss",
     "report_outcomes_deliver",
     "report_resolve",
+    "require_may_act_on",
+    "require_permission",
     "table_remove_player",
     "user_auto_mute",
     "user_ban",

@@ -2,7 +2,8 @@
 act, and on whom), the cleaning of a reason, and the user row lock.
 
 The lowest module of ``moderation.services``: ``users``, ``reports`` and ``tables``
-import it, it imports none of them.
+import it, it imports none of them. ``fairplay``, the floor above, uses the same checks
+for its moderators' actions.
 """
 
 from __future__ import annotations
@@ -49,19 +50,22 @@ def audit_record(
     )
 
 
-def _require(by: User, permission: str) -> None:
+def require_permission(by: User, permission: str) -> None:
+    """Raise ``PermissionDenied`` unless ``by`` holds ``permission``."""
     if not may(by, permission):
         raise PermissionDenied(_("You do not have permission to do that."))
 
 
-def _require_may_act_on(by: User, target: User) -> None:
+def require_may_act_on(by: User, target: User) -> None:
+    """Refuse an action on one's own account; only a superuser acts on a staff account."""
     if target.pk == by.pk:
         raise Refused(_("You cannot do that to your own account."))
     if (target.is_staff or target.is_superuser) and not by.is_superuser:
         raise PermissionDenied(_("Only a superuser can act on a staff account."))
 
 
-def _clean_reason(reason: str, *, required: bool) -> str:
+def clean_reason(reason: str, *, required: bool) -> str:
+    """The reason on one line; refused when missing (if ``required``) or too long."""
     reason = " ".join((reason or "").split())
     if required and not reason:
         raise Refused(_("Give a reason."))
@@ -70,7 +74,8 @@ def _clean_reason(reason: str, *, required: bool) -> str:
     return reason
 
 
-def _locked_user(user_id: int) -> User:
+def locked_user(user_id: int) -> User:
+    """The user row, locked for the transaction (which the caller holds)."""
     try:
         return User.objects.select_for_update().get(pk=user_id)
     except User.DoesNotExist:

@@ -17,7 +17,7 @@ from core.errors import Refused
 from games.models import ChatMessage, Table
 from games.selectors import can_view_table
 from moderation.models import AuditLog, Report
-from moderation.services._common import _clean_reason, _require, audit_record
+from moderation.services._common import audit_record, clean_reason, require_permission
 
 REPORT_TEXT_MAX = 1000
 REPORTS_PER_HOUR = 10
@@ -100,8 +100,8 @@ def report_dismiss(*, by: User, report_id: int, action_taken: str = "") -> Repor
 
 
 def _report_close(*, by: User, report_id: int, status: str, action_taken: str) -> Report:
-    _require(by, PERM_REPORTS)
-    action_taken = _clean_reason(action_taken, required=status == Report.Status.RESOLVED)
+    require_permission(by, PERM_REPORTS)
+    action_taken = clean_reason(action_taken, required=status == Report.Status.RESOLVED)
     with transaction.atomic():
         report = Report.objects.select_for_update().filter(pk=report_id).first()
         if report is None:

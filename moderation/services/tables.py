@@ -20,7 +20,7 @@ from games import events
 from games import services as games_services
 from games.models import ChatMessage, Hand, Match, Table
 from moderation.models import AuditLog
-from moderation.services._common import _clean_reason, _require, audit_record
+from moderation.services._common import audit_record, clean_reason, require_permission
 
 # --- chat --------------------------------------------------------------------------------------
 
@@ -39,8 +39,8 @@ def chat_unhide(*, by: User, message_id: int, reason: str = "") -> ChatMessage:
 
 
 def _chat_set_hidden(*, by: User, message_id: int, reason: str, hidden: bool) -> ChatMessage:
-    _require(by, PERM_HIDE_CHAT)
-    reason = _clean_reason(reason, required=False)
+    require_permission(by, PERM_HIDE_CHAT)
+    reason = clean_reason(reason, required=False)
     with transaction.atomic():
         message = (
             ChatMessage.objects.select_for_update()
@@ -77,8 +77,8 @@ def hand_abort(*, by: User, table_id: int, reason: str, now: datetime | None = N
 
     Locks the table, its match and the hand (games.services.hand_stop_without_letter).
     """
-    _require(by, PERM_INTERVENE)
-    reason = _clean_reason(reason, required=True)
+    require_permission(by, PERM_INTERVENE)
+    reason = clean_reason(reason, required=True)
     with transaction.atomic():
         hand = games_services.hand_stop_without_letter(table_id=table_id, now=now)
         audit_record(
@@ -96,8 +96,8 @@ def match_annul(*, by: User, match_id: int, reason: str, now: datetime | None = 
 
     Locks the table, the match and its hand (games.services.match_set_annulled).
     """
-    _require(by, PERM_INTERVENE)
-    reason = _clean_reason(reason, required=True)
+    require_permission(by, PERM_INTERVENE)
+    reason = clean_reason(reason, required=True)
     with transaction.atomic():
         match = games_services.match_set_annulled(match_id=match_id, now=now)
         audit_record(
@@ -119,8 +119,8 @@ def table_remove_player(*, by: User, table_id: int, user_id: int, reason: str) -
     """Take a player out of his seat: at an open table it empties, during a match a bot
     takes over (games.services.table_leave). Locks the table and the seat.
     """
-    _require(by, PERM_INTERVENE)
-    reason = _clean_reason(reason, required=True)
+    require_permission(by, PERM_INTERVENE)
+    reason = clean_reason(reason, required=True)
     with transaction.atomic():
         table = Table.objects.select_related("owner").filter(pk=table_id).first()
         target = User.objects.filter(pk=user_id).first()

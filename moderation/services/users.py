@@ -28,11 +28,11 @@ from games import services as games_services
 from games.models import Seat, Table
 from moderation.models import AuditLog
 from moderation.services._common import (
-    _clean_reason,
-    _locked_user,
-    _require,
-    _require_may_act_on,
     audit_record,
+    clean_reason,
+    locked_user,
+    require_may_act_on,
+    require_permission,
 )
 
 # Automatic limits: the third flood of the chat within FLOOD_WINDOW mutes for FLOOD_MUTE.
@@ -89,11 +89,11 @@ def user_ban(
     at an open table the seat empties, during a match a bot takes it over.
     """
     now = now or timezone.now()
-    _require(by, PERM_BAN)
-    reason = _clean_reason(reason, required=True)
+    require_permission(by, PERM_BAN)
+    reason = clean_reason(reason, required=True)
     with transaction.atomic():
-        target = _locked_user(user_id)
-        _require_may_act_on(by, target)
+        target = locked_user(user_id)
+        require_may_act_on(by, target)
         target.banned_until = _until(until, now)
         target.ban_reason = reason
         target.save(update_fields=["banned_until", "ban_reason"])
@@ -159,11 +159,11 @@ def user_mute(
 ) -> User:
     """Mute a user in every chat until ``until`` (None: for good). Locks the user row."""
     now = now or timezone.now()
-    _require(by, PERM_MUTE)
-    reason = _clean_reason(reason, required=True)
+    require_permission(by, PERM_MUTE)
+    reason = clean_reason(reason, required=True)
     with transaction.atomic():
-        target = _locked_user(user_id)
-        _require_may_act_on(by, target)
+        target = locked_user(user_id)
+        require_may_act_on(by, target)
         target.muted_until = _until(until, now)
         target.mute_reason = reason
         target.save(update_fields=["muted_until", "mute_reason"])
@@ -206,11 +206,11 @@ def _lift(
     not_in_force: str,
 ) -> User:
     """Lift a ban or a mute: ``fields`` are its end and its reason on the user row."""
-    _require(by, permission)
-    reason = _clean_reason(reason, required=False)
+    require_permission(by, permission)
+    reason = clean_reason(reason, required=False)
     with transaction.atomic():
-        target = _locked_user(user_id)
-        _require_may_act_on(by, target)
+        target = locked_user(user_id)
+        require_may_act_on(by, target)
         if not in_force(target):
             raise Refused(not_in_force % {"name": target.username})
         until, why = fields
@@ -223,11 +223,11 @@ def _lift(
 
 def user_logout_everywhere(*, by: User, user_id: int, reason: str = "") -> User:
     """End every session of a user and close his open sockets. Locks the user row."""
-    _require(by, PERM_BAN)
-    reason = _clean_reason(reason, required=False)
+    require_permission(by, PERM_BAN)
+    reason = clean_reason(reason, required=False)
     with transaction.atomic():
-        target = _locked_user(user_id)
-        _require_may_act_on(by, target)
+        target = locked_user(user_id)
+        require_may_act_on(by, target)
         sessions = _end_sessions(target)
         audit_record(
             actor=by,
@@ -246,8 +246,8 @@ def user_logout_everywhere(*, by: User, user_id: int, reason: str = "") -> User:
 def user_pair_allow(*, by: User, user_id: int, other_id: int, reason: str) -> AllowedPair:
     """Allow two accounts that share a device or a connection to sit at one rated table,
     tournament table and arena game (a family at one computer). Locks both user rows."""
-    _require(by, PERM_BAN)
-    reason = _clean_reason(reason, required=True)
+    require_permission(by, PERM_BAN)
+    reason = clean_reason(reason, required=True)
     with transaction.atomic():
         first, second = _locked_pair(by, user_id, other_id)
         pair, created = AllowedPair.objects.get_or_create(
@@ -265,8 +265,8 @@ def user_pair_allow(*, by: User, user_id: int, other_id: int, reason: str) -> Al
 def user_pair_disallow(*, by: User, user_id: int, other_id: int, reason: str = "") -> None:
     """Take back the allowance: the two accounts, while linked, are kept apart again.
     Locks both user rows."""
-    _require(by, PERM_BAN)
-    reason = _clean_reason(reason, required=False)
+    require_permission(by, PERM_BAN)
+    reason = clean_reason(reason, required=False)
     with transaction.atomic():
         first, second = _locked_pair(by, user_id, other_id)
         deleted, _kinds = AllowedPair.objects.filter(user=first, other=second).delete()
@@ -282,9 +282,9 @@ def _locked_pair(by: User, user_id: int, other_id: int) -> tuple[User, User]:
     """Both users, locked, the lower id first (as ``AllowedPair`` keeps them)."""
     if user_id == other_id:
         raise Refused(_("Choose two different accounts."))
-    first, second = (_locked_user(pk) for pk in sorted((user_id, other_id)))
+    first, second = (locked_user(pk) for pk in sorted((user_id, other_id)))
     for target in (first, second):
-        _require_may_act_on(by, target)
+        require_may_act_on(by, target)
     return first, second
 
 
@@ -337,7 +337,7 @@ def user_auto_mute(
     now = now or timezone.now()
     until = now + duration
     with transaction.atomic():
-        target = _locked_user(user_id)
+        target = locked_user(user_id)
         if target.muted_until is not None and target.muted_until >= until:
             return None
         target.muted_until = until

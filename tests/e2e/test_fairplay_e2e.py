@@ -10,7 +10,7 @@ from playwright.sync_api import Browser, expect
 from games.models import RatingChange
 from tests.e2e.pages import log_in, new_page
 from tests.factories import make_moderator, make_user
-from tests.moderation.test_fairplay import beaten
+from tests.fairplay.test_marks import beaten
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -8,10 +8,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from fairplay.models import FairPlayCase, FairPlayHand, FairPlayMoment, PlayerSignals
+from fairplay.services import cases as fairplay_cases
 from games import bots, services
 from games.models import Hand, Match
-from moderation.models import AuditLog, FairPlayCase, FairPlayHand, FairPlayMoment, PlayerSignals
-from moderation.services import fairplay_cases
+from moderation.models import AuditLog
 from tests.factories import client_for, make_moderator, make_table, make_user
 from tests.games.test_clocks import process_env
 from tests.processes import celery_worker_args, running, wait_for_log, wait_until

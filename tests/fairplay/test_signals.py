@@ -8,11 +8,11 @@ import random
 from collections.abc import Callable
 
 from bench.fairplay_players import Player, player_move
+from fairplay import signals
+from fairplay.reference import Reference, combined
 from games.bots import choose_move
 from games.bots.features import move_key
 from games.engine import HandState, Rules, deal, move_from_json
-from moderation.fairplay import signals
-from moderation.fairplay.reference import Reference, combined
 
 BUDGET = signals.Budget(playouts=8, rollout_plies=6, bot_playouts=20)
 Chooser = Callable[[HandState, int, random.Random], dict]

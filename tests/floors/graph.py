@@ -19,6 +19,7 @@ PACKAGES = (
     "puzzles",
     "api",
     "moderation",
+    "fairplay",
     "social",
     "notifications",
     "pan_site",

@@ -1,6 +1,6 @@
 """The floors point only down: engine, core <- accounts <- live <- games <- tournaments <-
-moderation <- notifications <- pan_site <- deploy <- bench. Read from the source, so an
-import hidden in a function counts too."""
+moderation <- fairplay <- notifications <- pan_site <- deploy <- bench. Read from the
+source, so an import hidden in a function counts too."""
 
 from __future__ import annotations
 
@@ -23,13 +23,18 @@ RANK = {
     "puzzles": 4,
     "moderation": 5,
     "social": 5,
-    # Above every floor whose events it turns into notices (connected in its ready()).
-    "notifications": 6,
-    "pan_site": 7,
+    # Fair play acts as a moderator (moderation's audit log, permission checks, bans and
+    # user admin) over games' hands and ratings and tournaments' results; the floors below
+    # read its mark from accounts.User.fairplay_marked_at and never import it.
+    "fairplay": 6,
+    # Above every floor whose events it turns into notices (connected in its ready()); its
+    # notices of a mark lead to fair play's appeal page.
+    "notifications": 7,
+    "pan_site": 8,
     # The production shape (nginx, run_prod) over the site; the benchmarks start the
     # site in that shape (deploy.nginx), and deploy knows nothing of them.
-    "deploy": 8,
-    "bench": 9,
+    "deploy": 9,
+    "bench": 10,
 }
 
 

@@ -15,11 +15,13 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.notices import PERMANENT
 from accounts.permissions import PERM_HIDE_CHAT, PERM_INTERVENE, may
+from fairplay import services as fairplay
+from fairplay.models import FairPlayCase
 from games import selectors, services
 from games.engine import Reason, Rules
 from games.models import BotLevel, ChatMessage, Hand, Match, Table
 from moderation import services as moderation
-from moderation.models import AuditLog, FairPlayCase, Report
+from moderation.models import AuditLog, Report
 from tests.factories import (
     PASSWORD,
     client_for,
@@ -465,8 +467,8 @@ def test_every_moderator_action_writes_exactly_one_audit_entry(mod):
     report2 = moderation.report_create(by=third, reason="other", reported_user_id=second.pk)
     future = timezone.now() + timedelta(hours=1)
     marked = make_user()
-    moderation.account_mark(by=mod, user_id=marked.pk, reason="engine")
-    appeal = moderation.appeal_create(user=marked, text="not me")
+    fairplay.account_mark(by=mod, user_id=marked.pk, reason="engine")
+    appeal = fairplay.appeal_create(user=marked, text="not me")
     steps = [
         (AUDIT.CHAT_HIDE, lambda: moderation.chat_hide(by=mod, message_id=message.pk)),
         (AUDIT.CHAT_UNHIDE, lambda: moderation.chat_unhide(by=mod, message_id=message.pk)),
@@ -495,7 +497,7 @@ def test_every_moderator_action_writes_exactly_one_audit_entry(mod):
         ),
         (
             AUDIT.FAIRPLAY_CLEAR,
-            lambda: moderation.fairplay_case_decide(
+            lambda: fairplay.fairplay_case_decide(
                 by=mod,
                 case_id=FairPlayCase.objects.create(user=third, chance=1e-6).pk,
                 decision="clear",
@@ -525,24 +527,24 @@ def test_every_moderator_action_writes_exactly_one_audit_entry(mod):
         ),
         (
             AUDIT.FAIRPLAY_WARN,
-            lambda: moderation.account_warn(by=mod, user_id=third.pk, reason="r"),
+            lambda: fairplay.account_warn(by=mod, user_id=third.pk, reason="r"),
         ),
         (
             AUDIT.FAIRPLAY_MARK,
-            lambda: moderation.account_mark(by=mod, user_id=third.pk, reason="r"),
+            lambda: fairplay.account_mark(by=mod, user_id=third.pk, reason="r"),
         ),
         (
             AUDIT.FAIRPLAY_UPHOLD,
-            lambda: moderation.appeal_decide(
+            lambda: fairplay.appeal_decide(
                 by=mod,
-                appeal_id=moderation.appeal_create(user=third, text="no").pk,
+                appeal_id=fairplay.appeal_create(user=third, text="no").pk,
                 lift=False,
                 reason="r",
             ),
         ),
         (
             AUDIT.FAIRPLAY_LIFT,
-            lambda: moderation.appeal_decide(by=mod, appeal_id=appeal.pk, lift=True, reason="r"),
+            lambda: fairplay.appeal_decide(by=mod, appeal_id=appeal.pk, lift=True, reason="r"),
         ),
     ]
     for action, step in steps:

@@ -1,6 +1,6 @@
 """Fair play: the results of a player whose account is marked for breaking it.
 
-Moderation marks the account (``moderation.services.fairplay``) and calls these: his
+Fair play marks the account (``fairplay.services``) and calls these: his
 entries leave the results of every tournament and arena, and everyone placed below him
 moves up; lifting the mark gives every place back as it was played. A tournament in play
 disqualifies him first, as the staff would; one not yet started loses his registration.

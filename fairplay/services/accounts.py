@@ -33,17 +33,18 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from accounts.permissions import PERM_BAN
 from core.errors import Refused
+from fairplay.models import FairPlayAppeal, FairPlayMark
 from games.models import RatingRefund
 from games.ratings import ratings_refund, refund_points
-from moderation.models import AuditLog, FairPlayAppeal, FairPlayMark
-from moderation.services._common import (
-    _clean_reason,
-    _locked_user,
-    _require,
-    _require_may_act_on,
+from moderation.models import AuditLog
+from moderation.services import (
     audit_record,
+    clean_reason,
+    locked_user,
+    require_may_act_on,
+    require_permission,
+    user_ban,
 )
-from moderation.services.users import user_ban
 from tournaments.services import tournament_results_restore, tournament_results_strike
 
 APPEAL_MAX = 2000
@@ -66,11 +67,11 @@ def account_warn(*, by: User, user_id: int, reason: str, now: datetime | None = 
     """Warn a player about fair play: one audit entry, which tells him in words. Locks
     the user row."""
     now = now or timezone.now()
-    _require(by, PERM_BAN)
-    reason = _clean_reason(reason, required=True)
+    require_permission(by, PERM_BAN)
+    reason = clean_reason(reason, required=True)
     with transaction.atomic():
-        target = _locked_user(user_id)
-        _require_may_act_on(by, target)
+        target = locked_user(user_id)
+        require_may_act_on(by, target)
         audit_record(
             actor=by,
             action=AuditLog.Action.FAIRPLAY_WARN,
@@ -86,11 +87,11 @@ def account_mark(*, by: User, user_id: int, reason: str, now: datetime | None = 
     is returned as it is. Locks the user row, then the victims' ratings and the
     tournaments concerned."""
     now = now or timezone.now()
-    _require(by, PERM_BAN)
-    reason = _clean_reason(reason, required=True)
+    require_permission(by, PERM_BAN)
+    reason = clean_reason(reason, required=True)
     with transaction.atomic():
-        target = _locked_user(user_id)
-        _require_may_act_on(by, target)
+        target = locked_user(user_id)
+        require_may_act_on(by, target)
         in_force = FairPlayMark.objects.filter(user=target, lifted_at__isnull=True).first()
         if in_force is not None:
             return MarkResult(user=target, mark=in_force, newly_marked=False)
@@ -147,7 +148,7 @@ def appeal_create(*, user: User, text: str, now: datetime | None = None) -> Fair
     if len(text) > APPEAL_MAX:
         raise Refused(_("An appeal has at most %(n)d characters.") % {"n": APPEAL_MAX})
     with transaction.atomic():
-        _locked_user(user.pk)
+        locked_user(user.pk)
         mark = FairPlayMark.objects.filter(user_id=user.pk, lifted_at__isnull=True).first()
         if mark is None:
             raise Refused(_("Your account is not marked: there is nothing to appeal."))
@@ -164,14 +165,14 @@ def appeal_decide(
     refunds stay given. One audit entry, which tells him. Locks the user row, then the
     appeal."""
     now = now or timezone.now()
-    _require(by, PERM_BAN)
-    reason = _clean_reason(reason, required=True)
+    require_permission(by, PERM_BAN)
+    reason = clean_reason(reason, required=True)
     seen = FairPlayAppeal.objects.select_related("mark").filter(pk=appeal_id).first()
     if seen is None:
         raise Refused(_("This appeal does not exist."))
     with transaction.atomic():
-        target = _locked_user(seen.mark.user_id)
-        _require_may_act_on(by, target)
+        target = locked_user(seen.mark.user_id)
+        require_may_act_on(by, target)
         appeal = FairPlayAppeal.objects.select_for_update().select_related("mark").get(pk=seen.pk)
         if appeal.status != FairPlayAppeal.Status.OPEN:
             raise Refused(_("This appeal has already been decided."))

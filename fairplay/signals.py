@@ -23,7 +23,7 @@ chance most (``best``). Beside it:
 The sums of many hands make the statistics (:class:`PlayerTotals`, :class:`PairTotals`);
 each is standardised (a z-like value, about 0 with a spread of about 1 over honest play
 whatever the number of decisions), so that one reference distribution of honest players
-or pairs (``moderation.fairplay.reference``) says how unusual a value is.
+or pairs (``fairplay.reference``) says how unusual a value is.
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
 """Fair play's detection and the moderators' cases.
 
 After each hand of a rated match, a tournament or an arena ends, ``on_hand_finished``
-queues ``moderation.fairplay_hand`` on the analysis queue (settings.CELERY_TASK_ROUTES:
+queues ``fairplay.hand`` on the analysis queue (settings.CELERY_TASK_ROUTES:
 seconds of a core, never in a request or a socket). The task judges the people's
-decisions (``moderation.fairplay.signals``, with the budget of ``FAIRPLAY_PLAYOUTS`` and
+decisions (``fairplay.signals``, with the budget of ``FAIRPLAY_PLAYOUTS`` and
 ``FAIRPLAY_BOT_PLAYOUTS``), adds them to each player's and each pair's sums, keeps the
 decisions that weigh most, counts how often pairs share tables, and opens or updates the
 cases of the players and pairs it touched: a case opens when the chance that honest play
-shows signals as strong (``moderation.fairplay.reference``) is at most
+shows signals as strong (``fairplay.reference``) is at most
 ``FAIRPLAY_CASE_CHANCE``, on ``FAIRPLAY_MIN_DECISIONS`` decisions at least.
 
 A moderator decides a case (:func:`fairplay_case_decide`): clear (the case closes), warn,
-mark for cheating or close the account (the services of ``moderation.services.fairplay``,
+mark for cheating or close the account (the services of ``fairplay.services.accounts``,
 which tell the player and write their own audit entries).
 """
 
@@ -32,25 +32,25 @@ from accounts.models import User
 from accounts.permissions import PERM_BAN
 from core.errors import Refused
 from core.tasks import task_on_commit
-from games.engine import Reason
-from games.models import Hand, MatchPlayer, Rating
-from games.ratings import display_rating
-from games.services.analysis import hand_record, hand_times
-from games.speeds import table_speed
-from moderation.fairplay import signals
-from moderation.fairplay.reference import Reference, Tail, combined, load_reference
-from moderation.models import (
-    AuditLog,
+from fairplay import signals
+from fairplay.models import (
     FairPlayCase,
     FairPlayHand,
     FairPlayMoment,
     PairSignals,
     PlayerSignals,
 )
-from moderation.services._common import _clean_reason, _require, audit_record
-from moderation.services.fairplay import account_close, account_mark, account_warn
+from fairplay.reference import Reference, Tail, combined, load_reference
+from fairplay.services.accounts import account_close, account_mark, account_warn
+from games.engine import Reason
+from games.models import Hand, MatchPlayer, Rating
+from games.ratings import display_rating
+from games.services.analysis import hand_record, hand_times
+from games.speeds import table_speed
+from moderation.models import AuditLog
+from moderation.services import audit_record, clean_reason, require_permission
 
-FAIRPLAY_TASK = "moderation.fairplay_hand"
+FAIRPLAY_TASK = "fairplay.hand"
 # Who shares tables by chance: the people who started a match of the same speed within
 # this time before it.
 POOL_WINDOW = timedelta(hours=1)
@@ -374,11 +374,11 @@ def fairplay_case_decide(
     ``warn``, ``mark`` or ``close`` (the account service of that name acts on the player,
     on both players of a pair, and tells them). Refused: an unknown decision, a case
     that is not open, no reason for anything but clearing."""
-    _require(by, PERM_BAN)
+    require_permission(by, PERM_BAN)
     now = now or timezone.now()
     if decision not in DECISIONS:
         raise Refused(_("Choose one of the decisions offered."))
-    reason = _clean_reason(reason, required=decision != "clear")
+    reason = clean_reason(reason, required=decision != "clear")
     with transaction.atomic():
         case = FairPlayCase.objects.select_for_update().filter(pk=case_id).first()
         if case is None or case.status != FairPlayCase.Status.OPEN:

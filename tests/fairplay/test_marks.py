@@ -15,12 +15,13 @@ from django.utils import timezone, translation
 
 from accounts.models import User
 from core.errors import Refused
+from fairplay import services as fairplay
+from fairplay.models import FairPlayAppeal, FairPlayMark
 from games import ratings, services
 from games.models import Match, Rating, RatingChange, RatingRefund
 from games.selectors import leaderboard
 from games.speeds import Speed
-from moderation import services as moderation
-from moderation.models import AuditLog, FairPlayAppeal, FairPlayMark
+from moderation.models import AuditLog
 from notifications.models import Kind, Notification
 from notifications.texts import notice_text
 from pairing.services import seek_create
@@ -78,7 +79,7 @@ def test_marking_gives_each_victim_back_what_he_lost_to_the_cheater_in_90_days(m
     assert all(mu > 0 for mu in owed.values()) and lost_in(old, ola) > 0
     before = {user: mu_of(user) for user in (cheat, ola, janek)}
 
-    result = moderation.account_mark(by=mod, user_id=cheat.pk, reason="engine moves", now=now)
+    result = fairplay.account_mark(by=mod, user_id=cheat.pk, reason="engine moves", now=now)
 
     assert result.newly_marked
     for user, mu in owed.items():
@@ -105,9 +106,9 @@ def test_marking_gives_each_victim_back_what_he_lost_to_the_cheater_in_90_days(m
 def test_marking_twice_changes_nothing_more(mod):
     cheat, ola = make_user("cheat"), make_user("ola")
     beaten(winner=cheat, loser=ola)
-    first = moderation.account_mark(by=mod, user_id=cheat.pk, reason="engine")
+    first = fairplay.account_mark(by=mod, user_id=cheat.pk, reason="engine")
     rating = mu_of(ola)
-    again = moderation.account_mark(by=mod, user_id=cheat.pk, reason="engine, again")
+    again = fairplay.account_mark(by=mod, user_id=cheat.pk, reason="engine, again")
     assert not again.newly_marked and again.mark == first.mark and again.refunds == []
     assert mu_of(ola) == rating
     assert RatingRefund.objects.count() == 1
@@ -148,7 +149,7 @@ def test_a_three_player_match_refunds_only_what_the_cheater_cost(mod):
         u.pk: r.mu - changes[u.pk].mu_after for u, (r,) in zip((ola, janek), without, strict=True)
     }
     before = {u: mu_of(u) for u in (ola, janek)}
-    moderation.account_mark(by=mod, user_id=cheat.pk, reason="collusion")
+    fairplay.account_mark(by=mod, user_id=cheat.pk, reason="collusion")
     for user in (ola, janek):
         assert mu_of(user) == pytest.approx(before[user] + max(0.0, expected[user.pk]))
 
@@ -157,7 +158,7 @@ def test_the_victims_see_the_refund_and_hear_of_it_in_their_language(mod):
     cheat, ola = make_user("cheat"), make_user("ola", language="pl")
     match = beaten(winner=cheat, loser=ola)
     points = round(24 * lost_in(match, ola))
-    moderation.account_mark(by=mod, user_id=cheat.pk, reason="engine")
+    fairplay.account_mark(by=mod, user_id=cheat.pk, reason="engine")
     page = client_for().get(reverse("profile", kwargs={"username": "ola"}))
     assert f"+{points} refunded: games against an account marked for cheating" in page.text
     polish = client_for().get(
@@ -172,7 +173,7 @@ def test_the_victims_see_the_refund_and_hear_of_it_in_their_language(mod):
         )
     # The cheater is told too, with the way to appeal; his profile says it to everyone.
     told = Notification.objects.get(owner=cheat, kind=Kind.MODERATION)
-    assert told.link == reverse("moderation:fairplay_appeal")
+    assert told.link == reverse("fairplay:appeal")
     with translation.override("en"):
         assert "marked for breaking fair play: engine" in notice_text(told)
     profile = client_for().get(reverse("profile", kwargs={"username": "cheat"}))
@@ -185,7 +186,7 @@ def test_a_marked_account_leaves_the_leaderboard_and_plays_casual_only(mod):
     Rating.objects.create(user=cheat, speed=Speed.BLITZ, mu=40.0, matches=12)
     Rating.objects.create(user=honest, speed=Speed.BLITZ, mu=30.0, matches=12)
     assert [row.user for row in leaderboard(Speed.BLITZ)] == [cheat, honest]
-    moderation.account_mark(by=mod, user_id=cheat.pk, reason="engine")
+    fairplay.account_mark(by=mod, user_id=cheat.pk, reason="engine")
     assert [(row.place, row.user) for row in leaderboard(Speed.BLITZ)] == [(1, honest)]
     cheat.refresh_from_db()
     rated = make_table(make_user(), players=1)
@@ -211,7 +212,7 @@ def test_a_non_moderator_is_refused_and_nothing_changes():
     cheat, ola, player = make_user("cheat"), make_user("ola"), make_user("nosy")
     beaten(winner=cheat, loser=ola)
     rating = mu_of(ola)
-    for action in (moderation.account_mark, moderation.account_warn, moderation.account_close):
+    for action in (fairplay.account_mark, fairplay.account_warn, fairplay.account_close):
         with pytest.raises(PermissionDenied):
             action(by=player, user_id=cheat.pk, reason="I think so")
     cheat.refresh_from_db()
@@ -223,19 +224,19 @@ def test_a_non_moderator_is_refused_and_nothing_changes():
 def test_bad_input_is_refused_with_a_clear_message(mod, english):
     cheat = make_user("cheat")
     with pytest.raises(Refused, match="Give a reason"):
-        moderation.account_mark(by=mod, user_id=cheat.pk, reason="   ")
+        fairplay.account_mark(by=mod, user_id=cheat.pk, reason="   ")
     with pytest.raises(Refused, match="does not exist"):
-        moderation.account_mark(by=mod, user_id=10**9, reason="engine")
+        fairplay.account_mark(by=mod, user_id=10**9, reason="engine")
     with pytest.raises(Refused, match="your own account"):
-        moderation.account_warn(by=mod, user_id=mod.pk, reason="engine")
+        fairplay.account_warn(by=mod, user_id=mod.pk, reason="engine")
     with pytest.raises(PermissionDenied):
-        moderation.account_mark(by=mod, user_id=make_moderator().pk, reason="engine")
+        fairplay.account_mark(by=mod, user_id=make_moderator().pk, reason="engine")
     assert not FairPlayMark.objects.exists() and not AuditLog.objects.exists()
 
 
 def test_a_warning_is_logged_and_told(mod):
     ola = make_user("ola")
-    moderation.account_warn(by=mod, user_id=ola.pk, reason="a friend advising you")
+    fairplay.account_warn(by=mod, user_id=ola.pk, reason="a friend advising you")
     entry = AuditLog.objects.get()
     assert (entry.action, entry.target_user, entry.reason) == (
         AuditLog.Action.FAIRPLAY_WARN,
@@ -252,7 +253,7 @@ def test_a_warning_is_logged_and_told(mod):
 def test_closing_marks_and_bans_for_good(mod):
     cheat, ola = make_user("cheat"), make_user("ola")
     beaten(winner=cheat, loser=ola)
-    moderation.account_close(by=mod, user_id=cheat.pk, reason="engine, again and again")
+    fairplay.account_close(by=mod, user_id=cheat.pk, reason="engine, again and again")
     cheat.refresh_from_db()
     assert cheat.is_fairplay_marked and cheat.is_banned(timezone.now() + timedelta(days=3650))
     assert RatingRefund.objects.filter(user=ola).exists()
@@ -296,7 +297,7 @@ def test_an_elimination_tournaments_places_close_up_and_agree_with_the_recount(m
     tournament = play_elimination(users)
     played = places(tournament)
     cheat = User.objects.get(username=next(n for n, p in played.items() if p == cheat_place))
-    moderation.account_mark(by=mod, user_id=cheat.pk, reason="engine")
+    fairplay.account_mark(by=mod, user_id=cheat.pk, reason="engine")
     tournament.refresh_from_db()
     after = places(tournament)
     assert after[cheat.username] is None
@@ -325,7 +326,7 @@ def test_an_arenas_leaderboard_drops_the_cheater_and_the_others_move_up(mod):
     assert arena.status == Tournament.Status.FINISHED
     board = [row.user_id for row in arena_leaderboard(tournament=arena, viewer=None).rows]
     cheat = User.objects.get(pk=board[0])
-    moderation.account_mark(by=mod, user_id=cheat.pk, reason="engine")
+    fairplay.account_mark(by=mod, user_id=cheat.pk, reason="engine")
     rows = arena_leaderboard(tournament=arena, viewer=None).rows
     assert [row.user_id for row in rows] == board[1:]
     assert [row.rank for row in rows] == [1, 2, 3]
@@ -343,7 +344,7 @@ def test_a_live_tournament_disqualifies_the_cheater_and_a_coming_one_drops_him(m
     cheat = make_user("cheat")
     live = started(make_tournament(users=[cheat, *[make_user() for _ in range(3)]]))
     coming = make_tournament(users=[cheat, make_user()], name="Later cup")
-    moderation.account_mark(by=mod, user_id=cheat.pk, reason="engine")
+    fairplay.account_mark(by=mod, user_id=cheat.pk, reason="engine")
     entry = live.entries.get(user=cheat)
     assert entry.disqualified and entry.struck_at is not None and entry.place is None
     assert not coming.entries.filter(user=cheat).exists()
@@ -360,27 +361,28 @@ def test_a_live_tournament_disqualifies_the_cheater_and_a_coming_one_drops_him(m
 
 def test_a_marked_player_appeals_once_and_a_moderator_upholds_the_mark(mod, english):
     cheat = make_user("cheat")
-    moderation.account_mark(by=mod, user_id=cheat.pk, reason="engine")
+    fairplay.account_mark(by=mod, user_id=cheat.pk, reason="engine")
     client = client_for(cheat)
-    page = client.get(reverse("moderation:fairplay_appeal"))
+    page = client.get("/fair-play/appeal/")
     assert "Your account was marked for breaking fair play" in page.text
-    sent = client.post(reverse("moderation:fairplay_appeal"), {"text": "I play on my own."})
-    assert sent.status_code == 302
+    sent = client.post("/fair-play/appeal/", {"text": "I play on my own."})
+    assert sent.status_code == 302 and sent["Location"] == "/fair-play/appeal/"
     appeal = FairPlayAppeal.objects.get()
     assert (appeal.text, appeal.status) == ("I play on my own.", FairPlayAppeal.Status.OPEN)
-    again = client.post(reverse("moderation:fairplay_appeal"), {"text": "Please!"})
+    again = client.post(reverse("fairplay:appeal"), {"text": "Please!"})
     assert again.status_code == 400
     assert "You have already appealed: a mark can be appealed once." in again.text
     assert FairPlayAppeal.objects.count() == 1
 
     moderators = client_for(mod)
-    listed = moderators.get(reverse("moderation:fairplay_appeals"))
+    listed = moderators.get("/moderation/fair-play/appeals/")
     assert "I play on my own." in listed.text
     decided = moderators.post(
-        reverse("moderation:fairplay_appeal_decide", kwargs={"appeal_id": appeal.pk}),
+        f"/moderation/fair-play/appeals/{appeal.pk}/decide/",
         {"decision": "uphold", "reason": "the moves match the engine's"},
     )
     assert decided.status_code == 302
+    assert decided["Location"] == "/moderation/fair-play/appeals/"
     appeal.refresh_from_db()
     assert appeal.status == FairPlayAppeal.Status.UPHELD and appeal.decided_by == mod
     cheat.refresh_from_db()
@@ -388,7 +390,7 @@ def test_a_marked_player_appeals_once_and_a_moderator_upholds_the_mark(mod, engl
     told = Notification.objects.filter(owner=cheat, kind=Kind.MODERATION).first()
     assert "the fair play mark stays" in notice_text(told)
     with pytest.raises(Refused, match="already been decided"):
-        moderation.appeal_decide(by=mod, appeal_id=appeal.pk, lift=True, reason="changed mind")
+        fairplay.appeal_decide(by=mod, appeal_id=appeal.pk, lift=True, reason="changed mind")
 
 
 def test_lifting_the_mark_gives_the_places_back_and_the_refunds_stay(mod):
@@ -397,10 +399,10 @@ def test_lifting_the_mark_gives_the_places_back_and_the_refunds_stay(mod):
     beaten(winner=cheat, loser=ola)
     tournament = play_elimination([cheat, *[make_user() for _ in range(4)]])
     played = places(tournament)
-    moderation.account_mark(by=mod, user_id=cheat.pk, reason="engine")
+    fairplay.account_mark(by=mod, user_id=cheat.pk, reason="engine")
     refunded = mu_of(ola)
-    appeal = moderation.appeal_create(user=cheat, text="It was my brother.")
-    moderation.appeal_decide(by=mod, appeal_id=appeal.pk, lift=True, reason="a mistake")
+    appeal = fairplay.appeal_create(user=cheat, text="It was my brother.")
+    fairplay.appeal_decide(by=mod, appeal_id=appeal.pk, lift=True, reason="a mistake")
     cheat.refresh_from_db()
     assert not cheat.is_fairplay_marked
     assert places(tournament) == played
@@ -409,25 +411,25 @@ def test_lifting_the_mark_gives_the_places_back_and_the_refunds_stay(mod):
     assert FairPlayMark.objects.get().lifted_by == mod
     assert AuditLog.objects.filter(action=AuditLog.Action.FAIRPLAY_LIFT).exists()
     # Marked again: the same matches are not refunded twice.
-    moderation.account_mark(by=mod, user_id=cheat.pk, reason="engine after all")
+    fairplay.account_mark(by=mod, user_id=cheat.pk, reason="engine after all")
     assert mu_of(ola) == refunded
 
 
 def test_only_moderators_see_and_decide_appeals(english):
     player = make_user("nosy")
     client = client_for(player)
-    assert client.get(reverse("moderation:fairplay_appeals")).status_code == 403
+    assert client.get(reverse("fairplay:appeals")).status_code == 403
     assert (
         client.post(
-            reverse("moderation:fairplay_appeal_decide", kwargs={"appeal_id": 1}),
+            reverse("fairplay:appeal_decide", kwargs={"appeal_id": 1}),
             {"decision": "lift", "reason": "why not"},
         ).status_code
         == 403
     )
-    page = client.get(reverse("moderation:fairplay_appeal"))
+    page = client.get(reverse("fairplay:appeal"))
     assert "Your account is not marked for breaking fair play." in page.text
     with pytest.raises(Refused, match="not marked"):
-        moderation.appeal_create(user=player, text="hello")
+        fairplay.appeal_create(user=player, text="hello")
 
 
 def test_the_moderators_user_page_marks_and_warns_with_a_reason(mod):
