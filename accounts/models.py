@@ -43,7 +43,7 @@ class User(AbstractUser):
     # Irreversible.
     is_bot_account = models.BooleanField(_("bot account"), default=False)
     # Fair play: when a moderator marked the account for breaking it (None: not marked).
-    # Who, why and the appeal live in moderation (``FairPlayMark``); the floors below read
+    # Who, why and the appeal live in fairplay (``FairPlayMark``); the floors below read
     # this alone: a marked account is off the leaderboards and plays at casual tables only.
     fairplay_marked_at = models.DateTimeField(
         _("marked for breaking fair play"), null=True, blank=True, db_index=True

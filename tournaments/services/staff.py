@@ -117,7 +117,7 @@ def tournament_disqualify(
 def _disqualify(
     *, tournament_id: int, entry_id: int, reason: str, now: datetime
 ) -> TournamentEntry:
-    """``tournament_disqualify`` once its caller may: the staff, or moderation marking
+    """``tournament_disqualify`` once its caller may: the staff, or a moderator marking
     the player's account for breaking fair play (``tournaments.services.fairplay``)."""
 
     def disqualify() -> TournamentEntry:
