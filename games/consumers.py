@@ -3,7 +3,7 @@
 ``TableConsumer`` speaks htmx's ws extension: the browser sends form values as JSON
 (``ws-send``), the server answers with HTML fragments that htmx swaps in by id
 (out-of-band). Every command is checked for who is asking; a refused one gets a
-refusal fragment and changes nothing. A move goes to ``services.hand_act_async`` (the
+refusal fragment and changes nothing. A move goes to ``services.execute_async`` (the
 one move pipeline, ``games.services.moves``); every other command is one service call
 in the pool.
 
@@ -170,14 +170,13 @@ class TableConsumer(LiveSocket):
         consumer takes the close after the move."""
         if self.position[0] <= 0:
             raise services.Refused(_("No hand is being played here."))
+        hand_id, user = self.position[0], self.user
+        if isinstance(command, Play):
+            action = services.Play(hand_id, command.version, command.cards, user)
+        else:
+            action = services.PickUp(hand_id, command.version, command.count, user)
         with translation.override(self.language):
-            await services.hand_act_async(
-                hand_id=self.position[0],
-                move=command.move(),
-                version=command.version,
-                user=self.user,
-                known=LIVE.known(self.table_id),
-            )
+            await services.execute_async(action, known=LIVE.known(self.table_id))
 
     def _run(self, command: Command) -> None:
         """One signed-in user's command as one service call (every check of who may do
@@ -275,7 +274,7 @@ class TableConsumer(LiveSocket):
         read the clock's layer 1 first (an overdue timeout is applied before the table
         is shown)."""
         overdue = event is None and self._overdue(snapshot)
-        if overdue and services.hand_check_deadline(hand_id=snapshot.hand.pk):
+        if overdue and services.execute(services.Timeout(snapshot.hand.pk)):
             snapshot = selectors.table_snapshot(table_id=self.table_id)
         return self._render_table(snapshot, True, event)
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.processes import ROOT, base_env, free_port, running, wait_for_port
+from bench.processes import ROOT, base_env, free_port, running, wait_for_port
 
 pytestmark = pytest.mark.pgbouncer
 

@@ -29,11 +29,13 @@ def move_until(hand: Hand, username: str, now) -> Hand:
         player = hand.match.players.select_related("user").get(seat=hand.engine_state.to_move)
         if player.user.username == username:
             return hand
-        services.hand_act(
-            hand_id=hand.pk,
-            move=move_to_json(hand.engine_state.legal_moves()[0]),
-            version=hand.version,
-            user=player.user,
+        services.execute(
+            services.move_action(
+                move_to_json(hand.engine_state.legal_moves()[0]),
+                hand_id=hand.pk,
+                version=hand.version,
+                user=player.user,
+            ),
             now=now,
         )
 

@@ -168,11 +168,13 @@ async def test_the_count_of_games_waiting_for_his_move_follows_each_turn_live():
             if moved and player.user.username == "ola_wait":
                 return hand
             moved = True
-            games.hand_act(
-                hand_id=hand.pk,
-                move=move_to_json(hand.engine_state.legal_moves()[0]),
-                version=hand.version,
-                user=player.user,
+            games.execute(
+                games.move_action(
+                    move_to_json(hand.engine_state.legal_moves()[0]),
+                    hand_id=hand.pk,
+                    version=hand.version,
+                    user=player.user,
+                )
             )
 
     ola, _janek, hands = await database_sync_to_async(two_games)()
@@ -182,11 +184,13 @@ async def test_the_count_of_games_waiting_for_his_move_follows_each_turn_live():
     await frames_until(socket, r'id="my-games-count"[^>]*data-count="2"[^>]*hx-swap-oob')
     # His move passes the turn on: one game fewer waits for him.
     hand = hands[0]
-    await database_sync_to_async(games.hand_act)(
-        hand_id=hand.pk,
-        move=move_to_json(hand.engine_state.legal_moves()[0]),
-        version=hand.version,
-        user=ola,
+    await database_sync_to_async(games.execute)(
+        games.move_action(
+            move_to_json(hand.engine_state.legal_moves()[0]),
+            hand_id=hand.pk,
+            version=hand.version,
+            user=ola,
+        )
     )
     await frames_until(socket, r'id="my-games-count"[^>]*data-count="1"')
     await socket.disconnect()
