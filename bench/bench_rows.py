@@ -8,7 +8,7 @@ kilobytes), on PostgreSQL:
 
 - ``hand_for_move``: the hand with its table's id and its match's players, from a thread
   (ORM: ``annotate(...).get`` and ``filter(...).order_by``);
-- ``hand_for_move_async``: the same from the event loop on ``core.adb``'s connection in
+- ``hand_for_move_async``: the same from the event loop on ``live.adb``'s connection in
   one round trip (ORM: the same in the thread pool, ``live.in_pool``);
 - ``move_if_unchanged``: a move's compare-and-set write, the hand's fields and the log's
   row, from a thread inside a transaction (ORM: ``filter(pk, version).update``, the
@@ -74,11 +74,10 @@ def main() -> None:
     from django.db.models import F
 
     from accounts.models import User
-    from core import adb
     from games import rows, services
     from games.engine import Rules, move_to_json
     from games.models import Action, Hand, MatchPlayer, Table
-    from live import in_pool
+    from live import adb, in_pool
 
     def make_table(*, players: int, base_seconds: int) -> Table:
         users = [

@@ -7,8 +7,8 @@ models' own metadata (tables, columns, field conversions), so a renamed column o
 added field needs no change here.
 
 Each statement runs on Django's connection (the services, in a thread) or on an async
-psycopg connection (``core.adb``: a player's move in the event loop), with the same SQL,
-the same parameters and the same conversions of what is read (by ``core.adb.wrapper``,
+psycopg connection (``live.adb``: a player's move in the event loop), with the same SQL,
+the same parameters and the same conversions of what is read (by ``live.adb.wrapper``,
 which never connects). The move pipeline's one write routine (``games.services.moves``)
 asks for its compare-and-set (``CompareAndSet``) and is driven on either cursor by
 ``run`` or ``run_async``: that is the only difference between its sync and async ways.
@@ -28,8 +28,8 @@ from django.db.models import F
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
-from core.adb import CONNECTIONS, available, wrapper
 from games.models import Action, Hand, MatchPlayer
+from live.adb import CONNECTIONS, available, wrapper
 
 M = TypeVar("M", bound=models.Model)
 
@@ -82,7 +82,7 @@ async def hand_for_move_async(
     conn: AsyncConnection, hand_id: int
 ) -> tuple[Hand | None, list[MatchPlayer]]:
     """``hand_for_move`` on an async connection: both statements in one round trip (the
-    connection is in pipeline mode, ``core.adb``)."""
+    connection is in pipeline mode, ``live.adb``)."""
     async with conn.cursor() as hand_cursor, conn.cursor() as players_cursor:
         await hand_cursor.execute(_hand_sql(), [hand_id])
         await players_cursor.execute(_hand_players_sql(), [hand_id])

@@ -43,11 +43,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from core import adb
 from core.errors import Refused
 from games import engine, events, refusals, rows, signals
 from games.engine import Clock, HandState, move_to_json
 from games.models import STATES, Action, Hand, Match, MatchPlayer, Seat, Table, to_instant
+from live import adb
 from live.db import in_pool
 
 NEXT_HAND_DELAY = 4.0  # seconds the result of a hand stays on screen

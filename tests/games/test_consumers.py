@@ -694,7 +694,7 @@ async def test_a_move_while_the_database_is_unreachable_is_refused_and_the_socke
 
     import psycopg
 
-    from core import adb
+    from live import adb
 
     g = await started_table()
     mover = g.by_seat[g.state.to_move]

@@ -21,12 +21,12 @@ import psycopg
 import pytest
 from django.db import connection, transaction
 
-from core import adb
 from core.errors import Refused
 from games import selectors
 from games import services as games
 from games.engine import move_to_json
 from games.models import Action, Hand
+from live import adb
 from moderation import services as moderation
 from tests.factories import make_moderator, make_table
 from tests.tournaments.helpers import hands_in_play, make_tournament, started
