@@ -149,6 +149,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "tournaments.context_processors.tournament_notices",
+                "games.context_processors.waiting_games",
             ],
         },
     },

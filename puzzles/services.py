@@ -28,7 +28,7 @@ from games.engine import Reason, move_from_json, move_to_json
 from games.models import Hand
 from games.ratings import display_rating
 from games.refusals import judged_move
-from games.services.analysis import hand_record
+from games.selectors.analysis import hand_record
 from puzzles.finder import TOLERANCE, Candidate, find_puzzle, position_hash
 from puzzles.models import Puzzle, PuzzleAttempt, PuzzleRating
 from puzzles.ratings import rate_attempt
