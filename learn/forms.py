@@ -11,7 +11,8 @@ from django.utils.translation import gettext as _
 from core.errors import Refused
 from games.engine import Move, move_to_json
 from games.refusals import parsed_move
-from games.teaching import Lesson, TeachingDataError
+from games.teaching import TeachingDataError
+from learn.lessons import Lesson
 
 PATH_MAX = 200  # characters: a handful of moves, one per step
 

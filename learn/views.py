@@ -14,9 +14,9 @@ from django.views.decorators.http import require_POST
 from core.errors import Refused
 from games.engine import HandState, Move, move_to_json
 from games.refusals import judged_move
-from games.teaching import Lesson, lesson, lessons
 from learn import selectors, services
 from learn.forms import LessonMoveForm, path_text
+from learn.lessons import Lesson, lesson, lessons
 
 
 def course(request: HttpRequest) -> HttpResponse:
