@@ -204,7 +204,11 @@ class _LibraryObjects:
             inner = annotation.slice
             elements = inner.elts if isinstance(inner, ast.Tuple) else [inner]
             return any(self.annotated(element) for element in elements)
-        return is_library_class(self.dotted(annotation))
+        return self.is_class(annotation)
+
+    def is_class(self, node: ast.expr) -> bool:
+        """Whether ``node`` (no union, no string) names a library's class."""
+        return is_library_class(self.dotted(node))
 
     def made(self, value: ast.expr | None) -> bool:
         """Whether ``value`` makes an instance of a library's class."""
@@ -333,20 +337,14 @@ class _OwnObjects(_LibraryObjects):
             if isinstance(target, ast.Name)
         }
 
-    def project_class(self, node: ast.expr | None) -> bool:
-        """Whether ``node`` names a class of the project (of this file, or imported)."""
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return False
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            return self.project_class(node.left) or self.project_class(node.right)
+    def is_class(self, node: ast.expr) -> bool:
+        """Whether ``node`` (no union, no string) names a class of the project: of this
+        file, or imported (an alias of a union of them too: ``Move = Play | PickUp``)."""
         if isinstance(node, ast.Name) and node.id in self.classes:
             return True
-        path = self.project_path(node) if node is not None else None
+        path = self.project_path(node)
         found = _library_object(path) if path is not None else None
-        if isinstance(found, types.UnionType):  # an alias: ``Move = Play | PickUp``
+        if isinstance(found, types.UnionType):
             return all(
                 inspect.isclass(arg) and not library_module(arg.__module__)
                 for arg in found.__args__
@@ -373,7 +371,7 @@ class _OwnObjects(_LibraryObjects):
         a top-level alias of it) with ``X`` the project's class or ``cls``."""
         if not isinstance(value, ast.Call):
             return False
-        if self.project_class(value.func):
+        if self.annotated(value.func):
             return True
         func = value.func
         new = ast.unparse(func) == "object.__new__" or (
@@ -383,7 +381,7 @@ class _OwnObjects(_LibraryObjects):
         return (
             new
             and first is not None
-            and ((isinstance(first, ast.Name) and first.id == "cls") or self.project_class(first))
+            and ((isinstance(first, ast.Name) and first.id == "cls") or self.annotated(first))
         )
 
     def checked(self, function: ast.AST) -> set[str]:
@@ -396,7 +394,7 @@ class _OwnObjects(_LibraryObjects):
                 and ast.unparse(node.func) == "isinstance"
                 and len(node.args) == 2
                 and isinstance(node.args[0], ast.Name)
-                and self.project_class(node.args[1])
+                and self.annotated(node.args[1])
             ):
                 names.add(node.args[0].id)
             elif (
@@ -405,37 +403,14 @@ class _OwnObjects(_LibraryObjects):
                 and node.left.attr == "__class__"
                 and isinstance(node.left.value, ast.Name)
                 and all(isinstance(op, ast.Is | ast.IsNot) for op in node.ops)
-                and all(self.project_class(c) for c in node.comparators)
+                and all(self.annotated(c) for c in node.comparators)
             ):
                 names.add(node.left.value.id)
         return names
 
     def scope_names(self, function: ast.AST) -> set[str]:
-        names: set[str] = self.checked(function)
-        arguments = getattr(function, "args", None)
-        if isinstance(arguments, ast.arguments):
-            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-            names.update(a.arg for a in every if self.project_class(a.annotation))
-        for node in _own_nodes(function):
-            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                if self.project_class(node.annotation) or self.made(node.value):
-                    names.add(node.target.id)
-            elif isinstance(node, ast.Assign) and self.made(node.value):
-                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        return names
-
-    def self_attributes(self, cls: ast.ClassDef) -> set[str]:
-        names: set[str] = set()
-        for node in ast.walk(cls):
-            if isinstance(node, ast.AnnAssign):
-                own = self.project_class(node.annotation) or self.made(node.value)
-                if own and isinstance(node.target, ast.Name) and node in cls.body:
-                    names.add(node.target.id)
-                elif own and _on_self(node.target):
-                    names.add(node.target.attr)
-            elif isinstance(node, ast.Assign) and self.made(node.value):
-                names.update(t.attr for t in node.targets if _on_self(t))
-        return names
+        """The names of a function (or the module) that hold the project's objects."""
+        return super().scope_names(function) | self.checked(function)
 
     def holds(self, node: ast.expr, names: set[str], attributes: set[str]) -> bool:
         """Whether ``node`` is shown to stand for the project's own object."""
