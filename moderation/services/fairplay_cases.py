@@ -35,7 +35,7 @@ from core.tasks import task_on_commit
 from games.engine import Reason
 from games.models import Hand, MatchPlayer, Rating
 from games.ratings import display_rating
-from games.services.analysis import hand_record, hand_times
+from games.selectors.analysis import hand_record, hand_times
 from games.speeds import table_speed
 from moderation.fairplay import signals
 from moderation.fairplay.reference import Reference, Tail, combined, load_reference

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from games.engine import HandState, Play, Rules
-from games.teaching import Lesson, TeachingDataError, lessons, load_lessons
-from games.teaching.lessons import LEARNER, move_key
+from games.teaching import TeachingDataError
+from learn.lessons import LEARNER, Lesson, lessons, load_lessons, move_key
 
 
 def _walk(lesson: Lesson, state: HandState, step: int) -> int:

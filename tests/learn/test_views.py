@@ -11,8 +11,8 @@ from django.test import Client
 from django.urls import reverse
 
 from games.models import Match, Table
-from games.teaching import lesson, lessons
 from learn.forms import path_text
+from learn.lessons import lesson, lessons
 from learn.models import LessonProgress
 from tests.factories import client_for, make_user
 

@@ -1,4 +1,4 @@
-"""The lessons of /learn/, read from ``games/teaching/lessons/*.toml``.
+"""The lessons of /learn/, read from ``learn/lessons/*.toml``.
 
 A lesson is a position and one or more steps; at each step the learner (seat 0) makes
 the move the step asks for, and the other seats answer until he is to move again::
