@@ -24,6 +24,12 @@ ADDRESS_WINDOW = timedelta(hours=24)
 K = TypeVar("K", bound=Hashable)
 
 
+def user_with_mute(user: User) -> User:
+    """``user`` with his mute (until when, and why) as the database holds it now."""
+    user.refresh_from_db(fields=["muted_until", "mute_reason"])
+    return user
+
+
 def active_user_named(username: str) -> User | None:
     """The active user named ``username``, in any case; None when there is none (a name
     holding what the database cannot store, ``core.text``, names nobody)."""

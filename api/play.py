@@ -99,7 +99,8 @@ def move_play(
             version=hand.version,
         )
     try:
-        return services.hand_act(hand_id=hand.pk, move=move, version=version, user=user, now=now)
+        action = services.move_action(move, hand_id=hand.pk, version=version, user=user)
+        return services.execute(action, now=now)
     except Refused as exc:
         raise move_refusal(exc, before=hand, me=me, move=move, version=version) from exc
 

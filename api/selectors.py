@@ -205,7 +205,7 @@ def chat_lines(table_id: int, *, after_id: int) -> list[dict[str, Any]]:
     """The table's visible chat messages newer than message ``after_id``, as
     ``chatLine`` lines (the newest ``selectors.CHAT_SHOWN`` at most)."""
     table = Table(pk=table_id)
-    return [chat_line(m) for m in selectors.visible_chat(table) if m.pk > after_id]
+    return [chat_line(m) for m in selectors.visible_chat(table.pk) if m.pk > after_id]
 
 
 def chat_line(message: ChatMessage) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import production_site, start_django, use_services
-from tests.processes import (
+from bench.processes import (
     VENV_BIN,
     base_env,
     celery_worker_args,

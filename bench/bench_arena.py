@@ -9,7 +9,7 @@ would run at (``now``), so 20 minutes take as long as the work, not the minutes.
   10 and at 15 minutes.
 * Each game's players make random legal moves, one every ``--action-every`` seconds, up
   to a number drawn per game (5 to 40); then the clock of the player to move runs out.
-  Every move is ``games.services.hand_act`` and every timeout ``hand_timeout``.
+  Every move and every timeout is ``games.services.execute``.
 * Pairing runs as it does in production: ``tournament_advance`` at the beat's sweep
   (every 3 s) and after each game's pause (3 s after it ends).
 * Nothing listens: no channel layer, and the Celery messages go nowhere (the loop does
@@ -161,11 +161,13 @@ def run(args: argparse.Namespace) -> int:
                         .get(match_id=hand.match_id, seat=state.to_move)
                         .user
                     )
-                after = games.hand_act(
-                    hand_id=hand.pk,
-                    move=move_to_json(rng.choice(state.legal_moves())),
-                    version=hand.version,
-                    user=mover,
+                after = games.execute(
+                    games.move_action(
+                        move_to_json(rng.choice(state.legal_moves())),
+                        hand_id=hand.pk,
+                        version=hand.version,
+                        user=mover,
+                    ),
                     now=now,
                 )
                 plan[hand.pk] = (moves - 1, second + args.action_every)
@@ -175,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
                 moves <= 0
                 and hand.deadline is not None
                 and hand.deadline <= now
-                and games.hand_timeout(hand_id=hand.pk, now=now)
+                and games.execute(games.Timeout(hand_id=hand.pk), now=now)
             ):
                 due_advances.add(second + int(PAUSE))
         # A player a timeout paused (he made no move in a game) comes back at once.

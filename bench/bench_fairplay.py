@@ -234,8 +234,9 @@ def play_match(seated, kinds, rng, clock, games, Rules, Match, player_move, thin
             player = _with_partner(kinds[user.pk], user.pk, seat_of, kinds)
             move = player_move(player, state, rng)
             clock += timedelta(milliseconds=thinking_ms(player, state, rng))
-            hand = games.hand_act(
-                hand_id=hand.pk, move=move, version=hand.version, user=user, now=clock
+            hand = games.execute(
+                games.move_action(move, hand_id=hand.pk, version=hand.version, user=user),
+                now=clock,
             )
 
 

@@ -90,9 +90,9 @@ from bench.bench_load import (  # noqa: E402
     tracebacks,
 )
 from bench.load_client import PING, LoadRun, Pending, Reconnect, SeatSpec, quantile  # noqa: E402
+from bench.processes import base_env, free_port, running, serve_args, wait_for_port  # noqa: E402
 from deploy.database import OwnPostgres  # noqa: E402
 from deploy.nginx import LocalNginx  # noqa: E402
-from tests.processes import base_env, free_port, running, serve_args, wait_for_port  # noqa: E402
 
 SCENARIOS = ("daphne", "redis", "postgres", "restart", "deploy")
 RESTARTS = ("restart", "deploy")  # the daphnes stopped as systemd stops them

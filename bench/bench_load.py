@@ -66,8 +66,7 @@ from pathlib import Path
 
 from bench import ROOT, production_site, start_django, use_services
 from bench.load_client import Errors, LoadRun, SeatSpec, latency_summary, quantile
-from deploy.nginx import LocalNginx, write_local
-from tests.processes import (
+from bench.processes import (
     VENV_BIN,
     base_env,
     celery_beat_args,
@@ -77,6 +76,7 @@ from tests.processes import (
     wait_for_log,
     wait_for_port,
 )
+from deploy.nginx import LocalNginx, write_local
 
 production_site("bench-load")
 use_services(database="pan_bench_load", queue="pan-bench-load")

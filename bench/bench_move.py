@@ -1,6 +1,6 @@
 """What one move costs on the server (`make bench-move`): queries and milliseconds.
 
-Plays two-player hands through ``games.services.hand_act`` on PostgreSQL and, for each
+Plays two-player hands through ``games.services.execute`` on PostgreSQL and, for each
 move, also renders the table for one viewer the way a websocket consumer does after
 the broadcast. Prints medians of the query counts and of the wall time of each part.
 Uses its own database (``pan_bench``) unless DATABASE_URL says otherwise.
@@ -54,8 +54,10 @@ def main() -> None:
             move = move_to_json(state.legal_moves()[moves % len(state.legal_moves())])
             with CaptureQueriesContext(connection) as queries:
                 started = time.perf_counter()
-                services.hand_act(
-                    hand_id=hand.pk, move=move, version=hand.version, user=users[state.to_move]
+                services.execute(
+                    services.move_action(
+                        move, hand_id=hand.pk, version=hand.version, user=users[state.to_move]
+                    )
                 )
                 act_ms.append((time.perf_counter() - started) * 1000)
             act_queries.append(len(queries))

@@ -1,7 +1,7 @@
 """The live room's connection pool under contention (`python -m bench.bench_pool`).
 
 ``--tasks`` asyncio tasks in one event loop each take a connection from
-``core.adb.AsyncConnections`` ``--loans`` times and run one short statement on it in
+``live.adb.AsyncConnections`` ``--loans`` times and run one short statement on it in
 pipeline mode, as a move does; printed: the wall time, this process's CPU per loan, the
 errors and the pool's ``stats()`` where it has them. ``--check``: each connection
 checked before it is lent (one round trip more), for a pool that takes ``check`` (the
@@ -28,7 +28,7 @@ def main() -> None:
     parser.add_argument("--check", action="store_true")
     options = parser.parse_args()
     start_django()
-    from core.adb import AsyncConnections
+    from live.adb import AsyncConnections
 
     pool = AsyncConnections(check=True) if options.check else AsyncConnections()
     errors: Counter[str] = Counter()

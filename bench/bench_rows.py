@@ -8,7 +8,7 @@ kilobytes), on PostgreSQL:
 
 - ``hand_for_move``: the hand with its table's id and its match's players, from a thread
   (ORM: ``annotate(...).get`` and ``filter(...).order_by``);
-- ``hand_for_move_async``: the same from the event loop on ``core.adb``'s connection in
+- ``hand_for_move_async``: the same from the event loop on ``live.adb``'s connection in
   one round trip (ORM: the same in the thread pool, ``live.in_pool``);
 - ``move_if_unchanged``: a move's compare-and-set write, the hand's fields and the log's
   row, from a thread inside a transaction (ORM: ``filter(pk, version).update``, the
@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import copy
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -72,12 +73,23 @@ def main() -> None:
     from django.db import transaction
     from django.db.models import F
 
-    from core import adb
+    from accounts.models import User
     from games import rows, services
-    from games.engine import move_to_json
-    from games.models import Action, Hand, MatchPlayer
-    from live import in_pool
-    from tests.factories import make_table
+    from games.engine import Rules, move_to_json
+    from games.models import Action, Hand, MatchPlayer, Table
+    from live import adb, in_pool
+
+    def make_table(*, players: int, base_seconds: int) -> Table:
+        users = [
+            User.objects.create_user(username=f"rows-{uuid.uuid4().hex[:12]}")
+            for _ in range(players)
+        ]
+        table = services.table_create(
+            owner=users[0], name="bench_rows", rules=Rules(), base_seconds=base_seconds
+        )
+        for user in users[1:]:
+            services.table_sit(table_id=table.pk, user=user)
+        return table
 
     table = make_table(players=4, base_seconds=3600)
     services.match_start(table_id=table.pk, by=table.owner)
@@ -88,11 +100,10 @@ def main() -> None:
         state = hand.engine_state
         legal = state.legal_moves()
         pick = next((m for m in legal if move_to_json(m)["type"] == "pickup"), legal[0])
-        hand = services.hand_act(
-            hand_id=hand.pk,
-            move=move_to_json(pick),
-            version=hand.version,
-            user=users[state.to_move],
+        hand = services.execute(
+            services.move_action(
+                move_to_json(pick), hand_id=hand.pk, version=hand.version, user=users[state.to_move]
+            )
         )
     hand_id = hand.pk
     players = list(MatchPlayer.objects.filter(match_id=hand.match_id).order_by("seat"))
@@ -182,8 +193,8 @@ def main() -> None:
             state = h.engine_state
             move = move_to_json(state.legal_moves()[0])
             started = time.process_time()
-            h = services.hand_act(
-                hand_id=h.pk, move=move, version=h.version, user=by[state.to_move]
+            h = services.execute(
+                services.move_action(move, hand_id=h.pk, version=h.version, user=by[state.to_move])
             )
             spent += time.process_time() - started
             made += 1

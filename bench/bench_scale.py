@@ -438,10 +438,10 @@ def postgres_ceiling(options: argparse.Namespace, counters: Counters, hand_ids: 
     """W writers, each on a hand of its own, writing its move again and again."""
     import orjson
 
-    from core.adb import AsyncConnections
     from games import rows
     from games.models import Action
     from games.services.moves import RECORDED_FIELDS
+    from live.adb import AsyncConnections
 
     writers = min(options.writers, len(hand_ids))
     if writers == 0:

@@ -93,9 +93,10 @@ async def audience(label: str, cookies: list[bytes | None], moves: int, seats: i
         )()
         move = move_to_json(state.legal_moves()[0])
         started = time.perf_counter()
-        await database_sync_to_async(services.hand_act)(
-            hand_id=hand.pk, move=move, version=hand.version, user=seated[state.to_move]
+        action = services.move_action(
+            move, hand_id=hand.pk, version=hand.version, user=seated[state.to_move]
         )
+        await database_sync_to_async(services.execute)(action)
         read = await asyncio.gather(*(until_version(s, hand.version + 1) for s in sockets))
         timings.append((time.perf_counter() - started) * 1000)
         characters.append(statistics.median(read))

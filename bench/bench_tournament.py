@@ -2,7 +2,7 @@
 
 Runs a tournament of 256 bots through the real services on a PostgreSQL database of its
 own (``pan_bench_tournament``, dropped, created and migrated at every run): registration, the start,
-every move through ``games.services.hand_act`` (the bot's choice from
+every move through ``games.services.execute`` (the bot's choice from
 ``games.bots.choose_move``, from its own view), and the next hands and balancing through
 ``tournaments.services.tournament_advance`` called directly instead of waiting for Celery.
 No websockets and no worker: the process runs in embedded mode (in-memory channel layer
@@ -201,7 +201,7 @@ def play_round(hands: list[Hand], *, threads: int) -> None:
 
 
 def play_to_the_end(hand: Hand) -> None:
-    """Every bot to move asks ``choose_move`` (from its own view) and acts via ``hand_act``."""
+    """Every bot to move asks ``choose_move`` (from its own view) and acts via ``execute``."""
     from games import bots
     from games import services as games
 
@@ -212,7 +212,9 @@ def play_to_the_end(hand: Hand) -> None:
         move = bots.choose_move(
             levels[seat], state.view_for(seat), seed=f"{hand.pk}:{hand.version}"
         )
-        hand = games.hand_act(hand_id=hand.pk, move=move, version=hand.version, as_bot=True)
+        hand = games.execute(
+            games.move_action(move, hand_id=hand.pk, version=hand.version, as_bot=True)
+        )
 
 
 if __name__ == "__main__":

@@ -106,7 +106,7 @@ def _apply_share(due: Sequence[tuple[int, int]], now: Clock, *, close: bool = Fa
     try:
         for hand_id, version in due:
             try:
-                services.hand_timeout(hand_id=hand_id, version=version, now=now())
+                services.execute(services.Timeout(hand_id, version), now=now())
             except services.Refused:
                 pass  # the hand is gone
             except DatabaseError:

@@ -128,10 +128,6 @@ class Play(Command):
             raise BadCommand(NO_CARD)
         return cls(tuple(cards), _int(content, "version"))
 
-    def move(self) -> dict[str, Any]:
-        """The engine's move JSON (the engine judges it)."""
-        return {"type": "play", "cards": list(self.cards)}
-
 
 @dataclass(frozen=True, slots=True)
 class PickUp(Command):
@@ -144,9 +140,6 @@ class PickUp(Command):
     @classmethod
     def from_json(cls, content: dict[str, Any]) -> PickUp:
         return cls(_int(content, "count", PICKUP_COUNT), _int(content, "version"))
-
-    def move(self) -> dict[str, Any]:
-        return {"type": "pickup", "count": self.count}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,19 +1,17 @@
-"""Websocket edge of the games app: the table and the lobby.
+"""Websocket edge of the games app: the table's socket and its commands.
 
 ``TableConsumer`` speaks htmx's ws extension: the browser sends form values as JSON
 (``ws-send``), the server answers with HTML fragments that htmx swaps in by id
 (out-of-band). Every command is checked for who is asking; a refused one gets a
-refusal fragment and changes nothing. A move goes to ``services.hand_act_async`` (the
+refusal fragment and changes nothing. A move goes to ``services.execute_async`` (the
 one move pipeline, ``games.services.moves``); every other command is one service call
 in the pool.
 
 What every socket shares (limits, the user's group, the dispatch loop, the table
 memory and its shared renders) is the live room's (``live``). On a group event the
 sockets of one process read the table once (``LIVE``, on the games' snapshots,
-``selectors.SnapshotSource``), render what every viewer sees alike once per kind of
-view (``LIVE.shared_at``), and each
-renders only his own hand, and only when it changed; a move's event is applied to the
-table kept in memory and rendered in the event loop.
+``selectors.SnapshotSource``); what each viewer is sent of it is
+``games.viewer_frames``. The lobby's socket is ``games.consumers_lobby``.
 """
 
 from __future__ import annotations
@@ -24,11 +22,11 @@ from collections.abc import Callable
 from typing import Any
 
 from django.template.loader import render_to_string
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 
-from accounts.models import User
+from accounts import selectors as accounts_selectors
 from games import commands, events, renderers, selectors, services
 from games.commands import (
     AddBot,
@@ -46,7 +44,7 @@ from games.commands import (
     Start,
 )
 from games.consumers_moderation import MODERATOR_HANDLERS
-from games.models import Table, to_instant
+from games.viewer_frames import ViewerFrames, overdue
 from live import LIVE, LOG_IN, MAX_FRAME, PING_EVERY, PONGS, LiveSocket, in_pool
 from live.presence import PONG_RECORD_EVERY, mark_absent, mark_present
 from live.tables import NoSuchTable
@@ -56,13 +54,7 @@ class TableConsumer(LiveSocket):
     """One viewer of one table: a seated player or a spectator."""
 
     table_id: int
-    # What this socket shows: (hand id, hand version) of the last table sent, and the key
-    # of the last own hand sent (it is rendered again only when it changed).
-    position: tuple[int, int] = (-1, -1)
-    my_hand_key: tuple | None = None
-    # The event whose shared render last drew the players' boxes on this page (None: a
-    # render of this socket's own drew them): the next move sends only the boxes changed.
-    boxes_event: str | None = None
+    viewer: ViewerFrames  # what this socket's page shows
     pong_recorded: float = float("-inf")
     joined_at: float = float("-inf")  # when it joined the table's group
     pinger: asyncio.Task | None = None
@@ -73,6 +65,7 @@ class TableConsumer(LiveSocket):
         the group is joined first, so the read misses no change. Only a viewer the read
         does not show in (a private table) costs a query of his own."""
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.viewer = ViewerFrames(self.table_id, self.language, self.user)
         await self.join(self.listen())
         self.joined_at = time.monotonic()  # every change after this reaches the socket
         try:
@@ -168,22 +161,21 @@ class TableConsumer(LiveSocket):
         the consumer's own task: a task of its own would cost two turns of the event loop
         (its start, then waking the consumer). A socket that closes does not cut it: the
         consumer takes the close after the move."""
-        if self.position[0] <= 0:
+        hand_id, user = self.viewer.position[0], self.user
+        if hand_id <= 0:
             raise services.Refused(_("No hand is being played here."))
+        if isinstance(command, Play):
+            action = services.Play(hand_id, command.version, command.cards, user)
+        else:
+            action = services.PickUp(hand_id, command.version, command.count, user)
         with translation.override(self.language):
-            await services.hand_act_async(
-                hand_id=self.position[0],
-                move=command.move(),
-                version=command.version,
-                user=self.user,
-                known=LIVE.known(self.table_id),
-            )
+            await services.execute_async(action, known=LIVE.known(self.table_id))
 
     def _run(self, command: Command) -> None:
         """One signed-in user's command as one service call (every check of who may do
         it, his seat and his turn lives in the service), in the pool."""
         with translation.override(self.language):
-            asker = Asker(user=self.user, table_id=self.table_id, hand_id=self.position[0])
+            asker = Asker(user=self.user, table_id=self.table_id, hand_id=self.viewer.position[0])
             SERVICE_HANDLERS[type(command)](asker, command)
 
     async def refuse(self, message: str | Promise) -> None:
@@ -197,7 +189,7 @@ class TableConsumer(LiveSocket):
     async def table_changed(self, event: dict[str, Any]) -> None:
         hand, version = event.get("hand"), event.get("version")
         full = hand is None or version is None
-        if not full and (hand, version) <= self.position:
+        if not full and (hand, version) <= self.viewer.position:
             return  # an older event overtaken by a newer render: nothing new to show
         await self._send_table(
             full=full,
@@ -215,7 +207,7 @@ class TableConsumer(LiveSocket):
     def _render_mute_notice(self) -> str:
         user = self.signed_in_user()
         if user is not None:
-            user.refresh_from_db(fields=["muted_until", "mute_reason"])
+            user = accounts_selectors.user_with_mute(user)
         with translation.override(self.language):
             return render_to_string(
                 "games/table.html#mute-notice", {"v": {"viewer": user}, "oob": True}
@@ -245,12 +237,12 @@ class TableConsumer(LiveSocket):
             change=change,
             since=since,
         )
-        if snapshot.position < self.position and not full:
+        if self.viewer.behind(snapshot) and not full:
             return
         if not full or not self._needs_pool(snapshot, event):
             # From the snapshot alone, here in the event loop: a move, or a whole table
             # whose viewer's rights are known (read with his session, ``pan_site.auth``).
-            html = self._render_table(snapshot, full, event)
+            html = self.viewer.frames(snapshot, full, event)
         else:
             html = await in_pool(self._render_full)(snapshot, event)
         await self.send(text_data=html)
@@ -262,134 +254,21 @@ class TableConsumer(LiveSocket):
         first)."""
         user = self.signed_in_user()
         return (user is not None and user.rights_held is not False) or (
-            event is None and self._overdue(snapshot)
+            event is None and overdue(snapshot)
         )
-
-    @staticmethod
-    def _overdue(snapshot: selectors.TableSnapshot) -> bool:
-        hand = snapshot.hand
-        return hand is not None and hand.clock.flagged(to_instant(timezone.now())) is not None
 
     def _render_full(self, snapshot: selectors.TableSnapshot, event: str | None) -> str:
         """Everything of the table for this viewer, in a thread of the pool: on a fresh
         read the clock's layer 1 first (an overdue timeout is applied before the table
         is shown)."""
-        overdue = event is None and self._overdue(snapshot)
-        if overdue and services.hand_check_deadline(hand_id=snapshot.hand.pk):
+        timed_out = event is None and overdue(snapshot)
+        if timed_out and services.execute(services.Timeout(snapshot.hand.pk)):
             snapshot = selectors.table_snapshot(table_id=self.table_id)
-        return self._render_table(snapshot, True, event)
-
-    def _render_table(
-        self, snapshot: selectors.TableSnapshot, full: bool, event: str | None
-    ) -> str:
-        """This viewer's fragments of the table at an event: the hand's parts shared by
-        kind of view, the own hand when it changed, and on a full render the seats.
-
-        A move at a table in play shows every viewer the same shared parts (nobody has a
-        start or rematch button then); a viewer's own view is built only when his own
-        hand's fragment changes (``_own_key``): at a table of four, for the player who
-        moved and the one whose turn it is."""
-        own_key = _own_key(snapshot, self.user if self._is_user() else None)
-        if not full and snapshot.table.status == Table.Status.PLAYING:
-            # Translated only where something is drawn: most sockets take the shared
-            # parts another socket drew, and their own hand has not changed.
-            shown = self.boxes_event
-            shared = lambda: self._hand_parts(snapshot, event, shown)  # noqa: E731
-            parts = [self._shared(("hand", event, False, False, shown), shared)]
-            self.boxes_event = event
-            if own_key != self.my_hand_key:
-                with translation.override(self.language):
-                    view = selectors.table_view(
-                        snapshot=snapshot, viewer=self.user, with_chat=False
-                    )
-                    parts.append(renderers.my_hand_fragment(view))
-                self.my_hand_key = own_key
-            self.position = snapshot.position
-            return "".join(parts)
-        self.boxes_event = None
-        # A fresh read's render is shared by the sockets that took the same read (a page
-        # load's, a restart's four seats), by the moment of the read.
-        drawn = event if event is not None else f"read@{snapshot.taken_at.isoformat()}"
-        with translation.override(self.language):
-            view = selectors.table_view(snapshot=snapshot, viewer=self.user, with_chat=False)
-            parts = [
-                self._shared(
-                    ("hand", drawn, view.can_start, view.can_rematch),
-                    lambda: renderers.hand_fragments(view),
-                )
-            ]
-            if full or own_key != self.my_hand_key:
-                parts.append(renderers.my_hand_fragment(view))
-                self.my_hand_key = own_key
-            if full:
-                seats = lambda: renderers.seats_fragment(view)  # noqa: E731
-                if selectors.sees_as_spectator(self.user, snapshot.insiders):
-                    parts.append(self._shared(("seats", drawn, self._is_user()), seats))
-                else:
-                    parts.append(seats())
-        self.position = snapshot.position
-        return "".join(parts)
-
-    def _hand_parts(
-        self, snapshot: selectors.TableSnapshot, event: str | None, shown: str | None
-    ) -> str:
-        """The parts of a hand in play every viewer sees alike, in this socket's language,
-        for a page whose players' boxes the shared render at ``shown`` drew: only the
-        boxes changed since then, when that render's boxes are still kept."""
-        with translation.override(self.language):
-            view = selectors.table_view(snapshot=snapshot, viewer=None, with_chat=False)
-            boxes = renderers.player_boxes(view)
-            before = LIVE.boxes_since(self.table_id, self.language, event, shown, boxes)
-            return renderers.hand_fragments(view, boxes=boxes, shown=before)
-
-    def _shared(self, key: tuple, render: Callable[[], str]) -> str:
-        """A fragment shared by the viewers of this process alike at one event."""
-        return LIVE.shared_at(self.table_id, self.language, key, render)
+        return self.viewer.frames(snapshot, True, event)
 
     def _render_chat(self) -> str:
         with translation.override(self.language):
-            table = Table.objects.get(pk=self.table_id)
-            return renderers.chat_fragment(table, viewer=self.user)
-
-
-def _own_key(snapshot: selectors.TableSnapshot, user: User | None) -> tuple:
-    """Everything one's own hand's fragment shows, read from the snapshot without
-    building the view: the same key, the same fragment (``renderers.my_hand_fragment``).
-    Its moves change with the version while it is his turn."""
-    hand, state = snapshot.hand, snapshot.state
-    if hand is None or state is None:
-        return (None,)
-    seat = next(
-        (p.seat for p in snapshot.match_players if user is not None and p.user_id == user.pk),
-        None,
-    )
-    if seat is None:
-        return (hand.pk, None, hand.is_over)
-    return (
-        hand.pk,
-        seat,
-        state.hand(seat),
-        hand.version if seat == state.to_move else None,
-        hand.outcome is None and hand.clock.running == seat,
-        hand.is_over,
-    )
-
-
-class LobbyConsumer(LiveSocket):
-    """The lobby's live list of open tables. It only listens."""
-
-    def listen(self) -> list[str]:
-        return [events.LOBBY_GROUP]
-
-    async def lobby_changed(self, event: dict[str, Any]) -> None:
-        html = await in_pool(self._render)(event.get("id"))
-        await self.send(text_data=html)
-
-    def _render(self, event: str | None) -> str:
-        with translation.override(self.language):
-            if event is None:
-                return renderers.lobby_fragment()
-            return LIVE.shared(("lobby", event, self.language), renderers.lobby_fragment)
+            return renderers.chat_fragment(self.table_id, viewer=self.user)
 
 
 # --- the table of commands ------------------------------------------------------------------

@@ -6,6 +6,9 @@ names the rule for developers. :data:`MESSAGES` holds one message for players pe
 shorter, without the RULES.md sections, translated, naming cards as the table shows
 them (``9♥``, never the engine's code ``9H``). Something that is no move at all (a
 :class:`~games.engine.MalformedMove`) is said the same way (:data:`MALFORMED`).
+
+:func:`judged_move` is the one way from what a player sent to the engine's judgement
+of it, refused in his words: the table's moves, the puzzles and the lessons use it.
 """
 
 from __future__ import annotations
@@ -18,15 +21,27 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.errors import Refused
 from games.cards import card_in_words, cards_in_words
-from games.engine import Illegal, IllegalMove, Malformed, MalformedMove
+from games.engine import (
+    HandState,
+    Illegal,
+    IllegalMove,
+    Malformed,
+    MalformedMove,
+    Move,
+    Timeout,
+    move_from_json,
+)
 
 __all__ = [
     "MALFORMED",
     "MESSAGES",
     "Message",
     "illegal_move_text",
+    "judged_move",
     "malformed_move_text",
+    "parsed_move",
     "timeout_not_a_move_text",
 ]
 
@@ -155,3 +170,26 @@ def malformed_move_text(exc: MalformedMove) -> str:
 def timeout_not_a_move_text() -> str:
     """The refusal of a timeout sent as a move: the engine applies one, a player cannot."""
     return _illegal(_("a timeout is not a move a player can make"))
+
+
+def parsed_move(data: Any) -> Move:
+    """``data`` (a move's JSON) as the engine's move a player may send: Refused, in the
+    player's words, for something no move at all or for the clock's timeout."""
+    try:
+        move = move_from_json(data)
+    except MalformedMove as exc:
+        raise Refused(malformed_move_text(exc)) from exc
+    if isinstance(move, Timeout):
+        raise Refused(timeout_not_a_move_text())
+    return move
+
+
+def judged_move(state: HandState, data: Any) -> tuple[Move, HandState]:
+    """``data`` (a move's JSON) parsed and applied to ``state``: the move and the state
+    after it. Refused, in the player's words, when it is no move (``parsed_move``) or
+    the rules do not allow it."""
+    move = parsed_move(data)
+    try:
+        return move, state.apply(move)
+    except IllegalMove as exc:
+        raise Refused(illegal_move_text(exc)) from exc

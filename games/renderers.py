@@ -22,7 +22,6 @@ from django.utils.safestring import SafeString
 
 from accounts.models import User
 from games import selectors
-from games.models import Table
 from games.templatetags import pan
 
 # What a move changes, the same for every viewer (the owner's start and rematch buttons
@@ -156,10 +155,10 @@ def notice_fragment(message: str) -> str:
     return render_to_string("games/table.html#notice", {"notice": message, "oob": True})
 
 
-def chat_fragment(table: Table, *, viewer: User | None) -> str:
+def chat_fragment(table_id: int, *, viewer: User | None) -> str:
     return render_to_string(
         "games/table.html#chat",
-        {"chat": selectors.visible_chat(table), "viewer": viewer, "oob": True},
+        {"chat": selectors.visible_chat(table_id), "viewer": viewer, "oob": True},
     )
 
 

@@ -7,25 +7,29 @@ models' own metadata (tables, columns, field conversions), so a renamed column o
 added field needs no change here.
 
 Each statement runs on Django's connection (the services, in a thread) or on an async
-psycopg connection (``core.adb``: a player's move in the event loop), with the same SQL,
-the same parameters and the same conversions of what is read (by ``core.adb.wrapper``,
-which never connects).
+psycopg connection (``live.adb``: a player's move in the event loop), with the same SQL,
+the same parameters and the same conversions of what is read (by ``live.adb.wrapper``,
+which never connects). The move pipeline's one write routine (``games.services.moves``)
+asks for its compare-and-set (``CompareAndSet``) and is driven on either cursor by
+``run`` or ``run_async``: that is the only difference between its sync and async ways.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
-from django.db import connection, models, transaction
+from django.db import connection, models
 from django.db.models import F
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
-from core.adb import available, wrapper
 from games.models import Action, Hand, MatchPlayer
+from live.adb import CONNECTIONS, available, wrapper
 
 M = TypeVar("M", bound=models.Model)
 
@@ -78,7 +82,7 @@ async def hand_for_move_async(
     conn: AsyncConnection, hand_id: int
 ) -> tuple[Hand | None, list[MatchPlayer]]:
     """``hand_for_move`` on an async connection: both statements in one round trip (the
-    connection is in pipeline mode, ``core.adb``)."""
+    connection is in pipeline mode, ``live.adb``)."""
     async with conn.cursor() as hand_cursor, conn.cursor() as players_cursor:
         await hand_cursor.execute(_hand_sql(), [hand_id])
         await players_cursor.execute(_hand_players_sql(), [hand_id])
@@ -172,7 +176,7 @@ def _insert(instances: Sequence[models.Model]) -> tuple[str, list[Any]]:
 
 def players_key(players: Sequence[MatchPlayer]) -> str:
     """Who sits where in a match, as ``_players_key_sql`` reads it from the database:
-    ``seat:user:bot level`` by seat (``concat_ws`` leaves out a missing user)."""
+    ``seat:user:bot level`` by seat (a missing user left out)."""
     return ",".join(
         ":".join(str(v) for v in (p.seat, p.user_id, p.bot_level) if v is not None)
         for p in sorted(players, key=lambda p: p.seat)
@@ -185,37 +189,58 @@ def _players_key_sql() -> str:
     seat, user, bot, match = (
         quote(meta.get_field(name).column) for name in ("seat", "user", "bot_level", "match")
     )
-    return (
-        f"(SELECT string_agg(concat_ws(':', {seat}, {user}, {bot}), ',' ORDER BY {seat}) "
-        f"FROM {quote(meta.db_table)} WHERE {match} = %s)"
+    table = quote(meta.db_table)
+    if available():  # PostgreSQL: concat_ws leaves out a missing user
+        return (
+            f"(SELECT string_agg(concat_ws(':', {seat}, {user}, {bot}), ',' ORDER BY {seat}) "
+            f"FROM {table} WHERE {match} = %s)"
+        )
+    return (  # SQLite (the embedded mode): || gives NULL for a missing user
+        f"(SELECT group_concat(k, ',') FROM (SELECT CAST({seat} AS TEXT) "
+        f"|| COALESCE(':' || {user}, '') || ':' || {bot} AS k "
+        f"FROM {table} WHERE {match} = %s ORDER BY {seat}))"
     )
 
 
 @functools.cache
+def _update_if_unchanged_sql(names: tuple[str, ...]) -> str:
+    version = wrapper().ops.quote_name(Hand._meta.get_field("version").column)
+    return f"{_update_sql(Hand, names)} AND {version} = %s AND {_players_key_sql()} = %s"
+
+
+@functools.cache
 def _move_sql(names: tuple[str, ...], actions: int) -> str:
-    quote = wrapper().ops.quote_name
-    update = _update_sql(Hand, names)
-    version = quote(Hand._meta.get_field("version").column)
-    insert = _insert_sql(Action, actions)
-    into, values = insert.split(" VALUES ", 1)
+    into, values = _insert_sql(Action, actions).split(" VALUES ", 1)
     return (
-        f"WITH moved AS ({update} AND {version} = %s AND {_players_key_sql()} = %s "
-        f"RETURNING 1) {into} SELECT * FROM (VALUES {values}) AS new "
-        "WHERE EXISTS (SELECT 1 FROM moved)"
+        f"WITH moved AS ({_update_if_unchanged_sql(names)} RETURNING 1) {into} "
+        f"SELECT * FROM (VALUES {values}) AS new WHERE EXISTS (SELECT 1 FROM moved)"
     )
 
 
-def _move_params(
+Statement = tuple[str, list[Any], int]
+
+
+def _statements(
     hand: Hand,
     names: Sequence[str],
     actions: Sequence[Action],
     version: int,
     players: Sequence[MatchPlayer],
-) -> tuple[str, list[Any]]:
-    _update_statement, params = _update(hand, names)
-    _insert_statement, inserted = _insert(actions)
-    sql = _move_sql(tuple(names), len(actions))
-    return sql, [*params, version, players[0].match_id, players_key(players), *inserted]
+) -> list[Statement]:
+    """The compare-and-set's statements, each with its parameters and the rows it changes
+    when the hand's row was unchanged (only the first can miss: then nothing is
+    written). On PostgreSQL an action with log entries is one statement (one round trip:
+    the update, and the log's rows only if the update found the row); one with none (a
+    pause) is the update alone; on SQLite (the embedded mode, whose WITH holds no
+    UPDATE) the update, then the log's rows."""
+    names = tuple(names)
+    _update_statement, values = _update(hand, names)
+    condition = [version, players[0].match_id, players_key(players)]
+    if available() and actions:
+        _insert_statement, inserted = _insert(actions)
+        return [(_move_sql(names, len(actions)), [*values, *condition, *inserted], len(actions))]
+    update = (_update_if_unchanged_sql(names), [*values, *condition], 1)
+    return [update, (*_insert(actions), len(actions))] if actions else [update]
 
 
 def move_if_unchanged(
@@ -226,26 +251,20 @@ def move_if_unchanged(
     version: int,
     players: Sequence[MatchPlayer],
 ) -> bool:
-    """``move_if_unchanged_async`` on Django's connection, inside the caller's transaction.
+    """``names`` of ``hand`` and the log's new ``actions`` written on Django's connection,
+    inside the caller's transaction, only if the hand's row is still at ``version`` and
+    its match's players still sit as in ``players``. Whether it was written; if not,
+    nothing was.
 
-    On PostgreSQL it is the same one statement; elsewhere (the embedded SQLite mode), or
-    for an action that leaves no entry in the log (a tournament's pause), the same
-    compare-and-set through the ORM in up to three: the update at ``version``, the
-    players read while the row is held, the log's rows, all in a savepoint that is
-    rolled back when the row had moved on (neither is a live room's move: the one
-    statement's saving is not needed there)."""
-    if available() and actions:
-        with connection.cursor() as cursor:
-            cursor.execute(*_move_params(hand, names, actions, version, players))
-            return cursor.rowcount == len(actions)
-    with transaction.atomic():
-        values = {name: getattr(hand, name) for name in names}
-        if Hand.objects.filter(pk=hand.pk, version=version).update(**values) != 1:
-            return False
-        if players_key(match_players(players[0].match_id)) != players_key(players):
-            transaction.set_rollback(True)
-            return False
-        Action.objects.bulk_create(actions)
+    Every change to a hand moves its version on, so a row at ``version`` is the row the
+    action was judged on; a seat handed to a bot (who left) does not, hence the players.
+    An action made at the same moment waits on the row's lock, then finds the version
+    gone."""
+    with connection.cursor() as cursor:
+        for sql, params, changed in _statements(hand, names, actions, version, players):
+            cursor.execute(sql, params)
+            if cursor.rowcount != changed:
+                return False
     return True
 
 
@@ -258,15 +277,68 @@ async def move_if_unchanged_async(
     version: int,
     players: Sequence[MatchPlayer],
 ) -> bool:
-    """A move judged on a copy of the hand kept in memory, written in one statement (one
-    round trip, no transaction around it): ``names`` of ``hand`` and the new ``actions``,
-    only if the hand's row is still at ``version`` and its match's players still sit as
-    in ``players``. Whether it was written; if not, nothing was.
+    """``move_if_unchanged`` on an async connection in autocommit: a move's one statement
+    (one round trip) is its own transaction."""
+    statements = _statements(hand, names, actions, version, players)
+    async with conn.transaction() if len(statements) > 1 else nullcontext(), conn.cursor() as cur:
+        for sql, params, changed in statements:
+            await cur.execute(sql, params)
+            if cur.rowcount != changed:
+                return False
+    return True
 
-    Every change to a hand moves its version on, so a row at ``version`` is the row the
-    move was judged on; a seat handed to a bot (who left) does not, hence the players.
-    A move made at the same moment waits on the row's lock, then finds the version
-    gone."""
-    async with conn.cursor() as cursor:
-        await cursor.execute(*_move_params(hand, names, actions, version, players))
-        return cursor.rowcount == len(actions)
+
+@dataclass(frozen=True)
+class CompareAndSet:
+    """What a write routine asks its cursor for: ``move_if_unchanged``'s arguments."""
+
+    hand: Hand
+    names: Sequence[str]
+    actions: Sequence[Action]
+    version: int
+    players: Sequence[MatchPlayer]
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a write routine is told of its statement: whether the row was written, and
+    whether that is committed already (the event loop's statement is its own
+    transaction) or will be with the caller's transaction."""
+
+    ok: bool
+    committed: bool
+
+
+T = TypeVar("T")
+WriteRoutine = Generator[CompareAndSet, Written, T]
+
+
+def run(write: WriteRoutine[T]) -> T:
+    """Drive a write routine (``games.services.moves``) on Django's connection, inside the
+    caller's transaction: its compare-and-set runs here, and the routine goes on, told
+    whether the row was written; what it publishes leaves when the caller commits."""
+    cas = next(write)
+    ok = move_if_unchanged(
+        cas.hand, cas.names, cas.actions, version=cas.version, players=cas.players
+    )
+    return _finished(write, Written(ok, committed=False))
+
+
+async def run_async(write: WriteRoutine[T]) -> T:
+    """``run`` on an async connection of the event loop (``live.adb``), in autocommit: a
+    move's one statement is its own transaction, so what the routine publishes leaves
+    at once, and the mover waits on no thread."""
+    cas = next(write)
+    async with CONNECTIONS.connection() as conn:
+        ok = await move_if_unchanged_async(
+            conn, cas.hand, cas.names, cas.actions, version=cas.version, players=cas.players
+        )
+    return _finished(write, Written(ok, committed=True))
+
+
+def _finished(write: WriteRoutine[T], written: Written) -> T:
+    try:
+        write.send(written)
+    except StopIteration as done:
+        return done.value
+    raise RuntimeError("a write routine makes one compare-and-set")

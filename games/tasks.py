@@ -49,7 +49,8 @@ def bot_act_task(hand_id: int, version: int) -> bool:
         player.bot_level, state.view_for(state.to_move), seed=f"{hand_id}:{version}"
     )
     try:
-        services.hand_act(hand_id=hand_id, move=move, version=version, as_bot=True)
+        action = services.move_action(move, hand_id=hand_id, version=version, as_bot=True)
+        services.execute(action)
     except services.Refused as exc:
         logger.info("bot move refused on hand %s v%s: %s", hand_id, version, exc.message)
         return False

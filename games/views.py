@@ -25,6 +25,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "tables": selectors.lobby_tables(),
         "tv": selectors.tv_table(),
         "tournaments": selectors.lobby_tournaments(),
+        "daily": selectors.lobby_puzzle(),
     }
     return render(request, "games/home.html", context)
 

@@ -8,9 +8,11 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext as _
 
-from games.engine import MalformedMove, Move, move_from_json, move_to_json
-from games.refusals import malformed_move_text
-from games.teaching import Lesson, TeachingDataError
+from core.errors import Refused
+from games.engine import Move, move_to_json
+from games.refusals import parsed_move
+from games.teaching import TeachingDataError
+from learn.lessons import Lesson
 
 PATH_MAX = 200  # characters: a handful of moves, one per step
 
@@ -25,14 +27,14 @@ def path_text(moves: list[Move]) -> str:
 
 
 def path_moves(text: str) -> list[Move]:
-    """The moves of ``path_text``; raises ``MalformedMove`` for something no move."""
+    """The moves of ``path_text``; raises Refused for something no move."""
     return [_move(token) for token in text.split()]
 
 
 def _move(token: str) -> Move:
     if token.isdigit():
-        return move_from_json({"type": "pickup", "count": int(token)})
-    return move_from_json({"type": "play", "cards": token.split(",")})
+        return parsed_move({"type": "pickup", "count": int(token)})
+    return parsed_move({"type": "play", "cards": token.split(",")})
 
 
 class LessonMoveForm(forms.Form):
@@ -60,8 +62,8 @@ class LessonMoveForm(forms.Form):
                 if data["action"] == "pickup"
                 else _move(data.get("cards") or "")
             )
-        except MalformedMove as exc:
-            raise forms.ValidationError(malformed_move_text(exc)) from exc
+        except Refused as refusal:
+            raise forms.ValidationError(refusal.message) from refusal
         if data["version"] != len(earlier) or len(earlier) >= len(self.lesson.steps):
             raise forms.ValidationError(
                 _("This step of the lesson is not the one shown: start the lesson again.")

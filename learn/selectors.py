@@ -12,8 +12,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from games import selectors
 from games.engine import HandState, move_to_json
-from games.teaching import Lesson, lessons
-from games.teaching.lessons import LEARNER
+from learn.lessons import LEARNER, Lesson, lessons
 from learn.models import LessonProgress
 
 

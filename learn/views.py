@@ -12,11 +12,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from core.errors import Refused
-from games.engine import HandState, Move
-from games.refusals import illegal_move_text
-from games.teaching import Lesson, lesson, lessons
+from games.engine import HandState, Move, move_to_json
+from games.refusals import judged_move
 from learn import selectors, services
 from learn.forms import LessonMoveForm, path_text
+from learn.lessons import Lesson, lesson, lessons
 
 
 def course(request: HttpRequest) -> HttpResponse:
@@ -43,17 +43,25 @@ def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
     step = len(earlier)
     judgement = found.judge(state, step, move)
     if not judgement.accepted:
-        language = translation.get_language()
         why = (
-            judgement.why.in_language(language)
+            judgement.why.in_language(translation.get_language())
             if judgement.why is not None
-            else illegal_move_text(judgement.illegal)
+            else _engine_refusal(state, move)
         )
         return _lesson_response(request, found, state, earlier, error=why)
     moves = [*earlier, move]
     if len(moves) == len(found.steps) and request.user.is_authenticated:
         services.lesson_complete(user=request.user, lesson=found.slug, now=timezone.now())
     return _lesson_response(request, found, judgement.state, moves)
+
+
+def _engine_refusal(state: HandState, move: Move) -> str:
+    """Why the engine refuses ``move`` (illegal, with no explanation of the lesson's)."""
+    try:
+        judged_move(state, move_to_json(move))
+    except Refused as refusal:
+        return refusal.message
+    return ""
 
 
 def _lesson_response(
@@ -75,6 +83,9 @@ def _lesson_response(
         "total": len(lessons()),
         "title": found.title.in_language(language),
         "paragraphs": found.paragraphs(language),
+        "rule": found.rule_section(),
+        "rule_title": found.rule_section().title.in_language(language) if found.rule else "",
+        "rule_paragraphs": found.rule_section().paragraphs(language) if found.rule else [],
         "step": step,
         "answer": request.method == "POST",
         "steps": len(found.steps),

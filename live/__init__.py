@@ -10,7 +10,10 @@
   viewers who see a table alike. A snapshot is the games app's, connected in its
   ``ready()`` (``tables.TableSource``): the live room never looks inside one.
 - ``presence.PONGS``: presence and lag from the pongs, written in batches.
-- ``db.in_pool``: the one way from the event loop to the database.
+- The event loop's two ways to the database: ``db.in_pool`` (Django's ORM in the thread
+  pool: every service and selector a socket calls) and ``adb`` (psycopg's async
+  connections, a few per loop, opened with Django's parameters: a player's move, read
+  and written by ``games.rows`` without a thread).
 - ``layer.PubSubChannelLayer``: the project's own channel layer, Redis pub/sub.
 
 The live room stands on core and accounts and imports no app above them

@@ -24,7 +24,7 @@ def in_pool(func: Callable[..., T]) -> Callable[..., Any]:
 
 
 # What a lost database looks like, on Django's connection (in the pool) and on the live
-# room's own asyncio one (core.adb): the socket says so and goes on (LiveSocket).
+# room's own asyncio one (live.adb): the socket says so and goes on (LiveSocket).
 DATABASE_DOWN: tuple[type[BaseException], ...] = (
     django.db.OperationalError,
     django.db.InterfaceError,

@@ -150,6 +150,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "tournaments.context_processors.tournament_notices",
+                "games.context_processors.waiting_games",
             ],
         },
     },
@@ -171,7 +172,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # DATABASE_POOLER=transaction: PostgreSQL is reached through a pooler in transaction mode
 # (PgBouncer's pool_mode = transaction), where consecutive transactions of one client may
 # run on different server connections: no prepared statements (psycopg would prepare a
-# query run five times, on both the sync and the async path, core.adb) and no
+# query run five times, on both the sync and the async path, live.adb) and no
 # server-side cursors, both of which live on one server connection.
 DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "")
 if DATABASE_POOLER not in ("", "transaction"):

@@ -8,7 +8,13 @@ class PuzzlesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.utils import timezone
+
+        from games import selectors as games_selectors
         from games import signals
-        from puzzles import services
+        from puzzles import selectors, services
 
         signals.hand_finished.connect(services.on_hand_finished, dispatch_uid="puzzles")
+        games_selectors.register_lobby_puzzle(
+            lambda: selectors.daily_puzzle(today=timezone.localdate())
+        )

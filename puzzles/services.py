@@ -24,18 +24,11 @@ from core.errors import Refused
 from core.tasks import task_on_commit
 from games.bots.features import move_key
 from games.bots.knowledge import Knowledge
-from games.engine import (
-    IllegalMove,
-    MalformedMove,
-    Reason,
-    Timeout,
-    move_from_json,
-    move_to_json,
-)
+from games.engine import Reason, move_from_json, move_to_json
 from games.models import Hand
 from games.ratings import display_rating
-from games.refusals import illegal_move_text, malformed_move_text, timeout_not_a_move_text
-from games.services.analysis import hand_record
+from games.refusals import judged_move
+from games.selectors.analysis import hand_record
 from puzzles.finder import TOLERANCE, Candidate, find_puzzle, position_hash
 from puzzles.models import Puzzle, PuzzleAttempt, PuzzleRating
 from puzzles.ratings import rate_attempt
@@ -124,19 +117,10 @@ class AttemptResult:
 
 def checked_move(puzzle: Puzzle, data: Any) -> dict[str, Any]:
     """``data`` as a move legal in the puzzle's position, or Refused saying why not."""
-    try:
-        move = move_from_json(data)
-    except MalformedMove as exc:
-        raise Refused(malformed_move_text(exc)) from None
-    if isinstance(move, Timeout):
-        raise Refused(timeout_not_a_move_text())
     # Whether the seat to move may make a move depends on his own cards and the pile
     # alone, so any deal of the hidden cards answers it.
     state = Knowledge.from_view(puzzle.position).determinise(random.Random(0))
-    try:
-        state.apply(move)
-    except IllegalMove as exc:
-        raise Refused(illegal_move_text(exc)) from None
+    move, _after = judged_move(state, data)
     return move_to_json(move)
 
 

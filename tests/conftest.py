@@ -104,7 +104,7 @@ def django_db_setup(django_db_setup, django_db_blocker):
     yield
     from django.db import connection
 
-    from core import adb
+    from live import adb
 
     adb.CONNECTIONS.close_all()  # the moves made in event loops (services.moves)
     if connection.vendor != "postgresql":

@@ -88,7 +88,9 @@ def play_to_pan_on_time(table):
                 match_id=match.pk, after_number=hand.number, now=hand.finished_at
             )
             continue
-        assert services.hand_timeout(hand_id=hand.pk, now=hand.deadline + timedelta(seconds=1))
+        assert services.execute(
+            services.Timeout(hand_id=hand.pk), now=hand.deadline + timedelta(seconds=1)
+        )
     raise AssertionError("the match did not end")
 
 
@@ -108,11 +110,13 @@ def act_first_legal(hand, now):
     from games.engine import move_to_json
 
     state = hand.engine_state
-    return services.hand_act(
-        hand_id=hand.pk,
-        move=move_to_json(state.legal_moves()[0]),
-        version=hand.version,
-        user=hand.match.players.get(seat=state.to_move).user,
+    return services.execute(
+        services.move_action(
+            move_to_json(state.legal_moves()[0]),
+            hand_id=hand.pk,
+            version=hand.version,
+            user=hand.match.players.get(seat=state.to_move).user,
+        ),
         now=now,
     )
 

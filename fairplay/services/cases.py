@@ -45,7 +45,7 @@ from fairplay.services.accounts import account_close, account_mark, account_warn
 from games.engine import Reason
 from games.models import Hand, MatchPlayer, Rating
 from games.ratings import display_rating
-from games.services.analysis import hand_record, hand_times
+from games.selectors.analysis import hand_record, hand_times
 from games.speeds import table_speed
 from moderation.models import AuditLog
 from moderation.services import audit_record, clean_reason, require_permission

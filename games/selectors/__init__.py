@@ -32,7 +32,9 @@ from games.selectors.labels import (
 )
 from games.selectors.lobby import (
     LobbyTournament,
+    lobby_puzzle,
     lobby_tournaments,
+    register_lobby_puzzle,
     register_lobby_tournaments,
 )
 from games.selectors.my_games import MyGame, my_games, waiting_count
@@ -138,6 +140,7 @@ __all__ = [
     "hand_replay",
     "lag_key",
     "leaderboard",
+    "lobby_puzzle",
     "lobby_tables",
     "lobby_tournaments",
     "move_days_label",
@@ -150,6 +153,7 @@ __all__ = [
     "rating_delta",
     "rating_refunds",
     "register_berserk",
+    "register_lobby_puzzle",
     "register_lobby_tournaments",
     "register_tournament_end",
     "rules_page",

@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 
 from accounts.models import User
 from games.bots.analysis import ANALYSIS_PLAYOUTS
+from games.engine import HandState, deal
 from games.models import Hand, HandAnalysis
 from games.selectors.labels import cards_in_words
 
@@ -158,3 +159,23 @@ def analysis_queue_place(analysis: HandAnalysis, *, now: datetime | None = None)
         .count()
     )
     return 1 + ahead
+
+
+def hand_record(hand: Hand) -> tuple[HandState, list[dict[str, Any]]]:
+    """A finished hand as :func:`~games.bots.analysis.analyse_hand` takes it: the dealt
+    start and the moves made (timeouts included, the automatic final play left out)."""
+    players = hand.match.players.count()
+    start = deal(hand.match.table.rules, players, hand.dealer, hand.seed)
+    moves = [
+        action.move for action in hand.actions.order_by("index") if not action.entry.get("auto")
+    ]
+    return start, moves
+
+
+def hand_times(hand: Hand) -> list[int]:
+    """The thinking time (ms) of each move :func:`hand_record` gives, in its order."""
+    return [
+        action.time_used_ms
+        for action in hand.actions.order_by("index")
+        if not action.entry.get("auto")
+    ]

@@ -1,14 +1,21 @@
 """What the lobby shows beside its tables that other floors own: the tournaments and
-arenas about to start or in play (the tournaments floor registers the reader, so games
-never imports it)."""
+arenas about to start or in play, and the day's puzzle (the tournaments and puzzles
+floors register their readers, so games never imports them)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-__all__ = ["LobbyTournament", "lobby_tournaments", "register_lobby_tournaments"]
+__all__ = [
+    "LobbyTournament",
+    "lobby_puzzle",
+    "lobby_tournaments",
+    "register_lobby_puzzle",
+    "register_lobby_tournaments",
+]
 
 
 @dataclass(frozen=True)
@@ -24,7 +31,7 @@ class LobbyTournament:
 
 
 LobbyReader = Callable[[], list[LobbyTournament]]
-_readers: dict[str, LobbyReader] = {}
+_readers: dict[str, Callable[[], Any]] = {}
 
 
 def register_lobby_tournaments(reader: LobbyReader) -> None:
@@ -39,3 +46,21 @@ def register_lobby_tournaments(reader: LobbyReader) -> None:
 def lobby_tournaments() -> list[LobbyTournament]:
     reader = _readers.get("reader")
     return reader() if reader is not None else []
+
+
+PuzzleReader = Callable[[], Any]
+
+
+def register_lobby_puzzle(reader: PuzzleReader) -> None:
+    """``reader`` gives the day's puzzle the lobby links to, or None (one reader, the
+    puzzles floor's ``ready()``)."""
+    known = _readers.get("puzzle")
+    if known is not None and known is not reader:
+        raise ValueError(f"the lobby's puzzle already has a reader: {known!r}")
+    _readers["puzzle"] = reader
+
+
+def lobby_puzzle() -> Any:
+    """The day's puzzle (a ``puzzles.Puzzle``), or None."""
+    reader = _readers.get("puzzle")
+    return reader() if reader is not None else None

@@ -696,7 +696,7 @@ class SnapshotSource:
         self, frame: TableSnapshot, table_id: int
     ) -> tuple[Hand, list[MatchPlayer], int] | None:
         """The hand as the frame shows it, its match's players and the table's id: what
-        ``services.hand_act_async`` judges a move on (it writes it only if the row is
+        ``services.execute_async`` judges a move on (it writes it only if the row is
         still at the hand's version)."""
         if frame.hand is None:
             return None

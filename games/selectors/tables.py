@@ -235,7 +235,7 @@ def table_view(
         outcome_text=common.outcome_text,
         match_over=match is not None and match.status != Match.Status.PLAYING,
         ranking=common.ranking,
-        chat=visible_chat(table) if with_chat else [],
+        chat=visible_chat(table.pk) if with_chat else [],
         can_sit=viewer is not None and table_open and my_position is None and filled < len(seats),
         can_start=is_owner and table_open and filled >= 2,
         can_rematch=is_owner and table.status == Table.Status.FINISHED and filled >= 2,
@@ -300,9 +300,10 @@ def group_moves(
     return singles, multis, pickups
 
 
-def visible_chat(table: Table) -> list[ChatMessage]:
+def visible_chat(table_id: int) -> list[ChatMessage]:
+    """The last ``CHAT_SHOWN`` messages of a table's chat not hidden, oldest first."""
     messages = (
-        table.chat_messages.filter(hidden_at__isnull=True)
+        ChatMessage.objects.filter(table_id=table_id, hidden_at__isnull=True)
         .select_related("author")
         .order_by("-created_at")[:CHAT_SHOWN]
     )

@@ -7,7 +7,8 @@ commit (``transaction.on_commit``), so nobody sees a state that was rolled back.
 
 Lock order, to stay free of deadlocks: table, then match, then hand.
 
-Callers use this package (``from games import services``; ``services.hand_act(...)``),
+Callers use this package (``from games import services``;
+``services.execute(services.Play(...))``),
 which names the whole public API; the sub-modules hold it by sub-domain:
 ``tables`` (tables, seats, bots, time controls), ``moves`` (every action on a hand:
 a player's or a bot's move, the clock's timeout, a stop; the one move pipeline),
@@ -22,10 +23,16 @@ from games.services.analysis import ANALYSIS_STALE, analysis_request, analysis_r
 from games.services.chat import CHAT_MAX_LENGTH, CHAT_RATE, chat_post
 from games.services.moves import (
     NEXT_HAND_DELAY,
-    hand_act,
-    hand_act_async,
-    hand_check_deadline,
-    hand_timeout,
+    HandAction,
+    NewHand,
+    PickUp,
+    Play,
+    SetClocks,
+    Stop,
+    Timeout,
+    execute,
+    execute_async,
+    move_action,
 )
 from games.services.play import (
     hand_stop_without_letter,
@@ -83,20 +90,26 @@ __all__ = [
     "TABLE_NAME_MAX",
     "TABLE_WINDOW",
     "TIME_PRESETS",
+    "HandAction",
+    "NewHand",
+    "PickUp",
+    "Play",
     "Refused",
     "SeatedPlayer",
+    "SetClocks",
+    "Stop",
+    "Timeout",
     "analysis_request",
     "analysis_run",
     "chat_post",
-    "hand_act",
-    "hand_act_async",
-    "hand_check_deadline",
+    "execute",
+    "execute_async",
     "hand_stop_without_letter",
-    "hand_timeout",
     "match_next_hand",
     "match_rematch",
     "match_set_annulled",
     "match_start",
+    "move_action",
     "preset_fields",
     "table_add_bot",
     "table_create",

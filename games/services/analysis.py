@@ -24,7 +24,6 @@ from accounts.models import User
 from core.errors import Refused
 from core.tasks import task_on_commit
 from games.bots.analysis import ANALYSIS_PLAYOUTS, analyse_hand
-from games.engine import HandState, deal
 from games.models import Hand, HandAnalysis
 
 logger = logging.getLogger(__name__)
@@ -117,19 +116,12 @@ def analysis_run(*, analysis_id: int, now: datetime | None = None) -> bool:
     )
 
 
-def hand_record(hand: Hand) -> tuple[HandState, list[dict[str, Any]]]:
-    """A finished hand as :func:`~games.bots.analysis.analyse_hand` takes it: the dealt
-    start and the moves made (timeouts included, the automatic final play left out)."""
-    players = hand.match.players.count()
-    start = deal(hand.match.table.rules, players, hand.dealer, hand.seed)
-    moves = [
-        action.move for action in hand.actions.order_by("index") if not action.entry.get("auto")
-    ]
-    return start, moves
-
-
 def _analyse(analysis: HandAnalysis, progress: Callable[[int, int], None]) -> dict[str, Any]:
     hand = analysis.hand
+    # Not at the top: the services load with the models (pairing's models import them),
+    # before the selectors' package may.
+    from games.selectors.analysis import hand_record
+
     start, moves = hand_record(hand)
     return analyse_hand(
         start,
@@ -139,12 +131,3 @@ def _analyse(analysis: HandAnalysis, progress: Callable[[int, int], None]) -> di
         playouts=analysis.playouts,
         progress=progress,
     ).to_json()
-
-
-def hand_times(hand: Hand) -> list[int]:
-    """The thinking time (ms) of each move :func:`hand_record` gives, in its order."""
-    return [
-        action.time_used_ms
-        for action in hand.actions.order_by("index")
-        if not action.entry.get("auto")
-    ]

@@ -1,29 +1,34 @@
-"""The one way an action reaches a hand: a player's move (from his socket, or a bot's
-task), the clock's timeout, a moderator's or a tournament's stop, a tournament's pause
-and resume of the clocks (``clocks_set``), a new hand's row (``hand_insert``). Nothing
-else writes a hand's row (tests/games/test_hand_writes.py finds any other writer).
+"""The one way an action reaches a hand: ``execute(action)``, over typed actions.
 
-Every action goes through the same three steps:
+- ``Play``, ``PickUp``: the player to move (``user``; ``as_bot`` for a bot's seat) on the
+  hand at ``version``, from his socket (``execute_async``), a bot's task or the API;
+  ``move_action`` reads a move's JSON into one of them.
+- ``Timeout``: the clock's (the tickers, a page that finds it run out), if it has.
+- ``Stop``: moderation or a tournament ends a hand in play with no letter.
+- ``SetClocks``: a tournament's pause, resume or Berserk.
+- ``NewHand``: a new hand's row (dealt, its clock started).
 
-1. **Judge** (``judge_move``): the hand as the mover's page showed it, and its match's
-   players (the live room's copy when it holds that version, else a read of the row,
-   without a lock); who is asking, his seat, his turn and the version, then the engine.
+Nothing else writes a hand's row (tests/games/test_hand_writes.py finds any other
+writer). Every action but a new hand goes through the same three steps:
+
+1. **Judge**: the hand and its match's players (for a move, the live room's copy when it
+   holds that version, else a read of the row, without a lock); for a move, who is
+   asking, his seat, his turn and the version, then the engine (``refusals.judged_move``).
    A clock that has run out is applied instead, and the move refused.
-2. **Write** (``_write``): the action's rows (``record``) go to the database with
-   compare-and-set: only if the hand's row is still at the version judged and its
-   players still sit as they did (``rows.move_if_unchanged``). Else nothing is written
-   and the action is refused: the page gets the table as it is now. An action that
-   ends the hand is written with its consequences (the letter, the match's end, a
-   tournament's turn: ``_finish_hand``) in the same transaction.
+2. **Write** (``_write``, the one write routine): the action's rows (``record``), then
+   its compare-and-set (``rows.CompareAndSet``): only if the hand's row is still at the
+   version judged and its players still sit as they did. Else nothing is written and
+   the action is refused: the page gets the table as it is now. An action that ends the
+   hand is written with its consequences (the letter, the match's end, a tournament's
+   turn: ``_finish_hand``) in the same transaction.
 3. **Publish** (``events.hand_changed``): the table's event and a bot's task, once the
    write has committed.
 
-The hot path, a player's move in daphne's event loop (``hand_act_async``), writes on
-an async connection (``core.adb``) in one statement and publishes from the loop; an
-action that ends the hand, and every action in a thread (``hand_act``, ``hand_timeout``:
-bots, the clock, the API, the embedded SQLite mode), is written on Django's connection
-inside a transaction, and published when it commits. Same judgement, same rows, same
-statement, same events.
+The routine is driven on Django's connection inside a transaction (``rows.run``:
+threads, the embedded SQLite mode, and a move that ends the hand or a correspondence
+hand's, whose consequences use the ORM) or, for a player's move in daphne's event loop
+(``execute_async``), on an async connection in one statement (``rows.run_async``),
+published from the loop. Same judgement, same rows, same statement, same events.
 """
 
 from __future__ import annotations
@@ -38,19 +43,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from core import adb
 from core.errors import Refused
-from games import events, refusals, rows, signals
-from games.engine import (
-    Clock,
-    HandState,
-    IllegalMove,
-    MalformedMove,
-    Timeout,
-    move_from_json,
-    move_to_json,
-)
+from games import engine, events, refusals, rows, signals
+from games.engine import Clock, HandState, move_to_json
 from games.models import STATES, Action, Hand, Match, MatchPlayer, Seat, Table, to_instant
+from live import adb
 from live.db import in_pool
 
 NEXT_HAND_DELAY = 4.0  # seconds the result of a hand stays on screen
@@ -82,174 +79,202 @@ class Judged:
     clocks_only: bool = False
 
 
-# --- the entry points ---------------------------------------------------------------------
+# --- the actions ------------------------------------------------------------------------
 
 
-def hand_act(
-    *,
-    hand_id: int,
-    move: dict[str, Any],
-    version: int,
-    user: User | None = None,
-    as_bot: bool = False,
-    now: datetime | None = None,
-) -> Hand:
-    """The player to move plays or picks up (``move`` is the engine's move JSON) on the
-    hand at ``version``; returns the hand after the move. ``as_bot`` acts for a bot's
-    seat. From a thread (a bot's task, the API, a test). Raises Refused."""
+@dataclass(frozen=True)
+class Play:
+    """The player to move lays ``cards`` (card codes, judged by the engine) on the pile of
+    hand ``hand_id``, as his page showed it at ``version``. ``user``: who asks;
+    ``as_bot``: a bot's task acts for a bot's seat."""
+
+    hand_id: int
+    version: int
+    cards: tuple[str, ...]
+    user: User | None = None
+    as_bot: bool = False
+
+    def move(self) -> dict[str, Any]:
+        return {"type": "play", "cards": list(self.cards)}
+
+
+@dataclass(frozen=True)
+class PickUp:
+    """The player to move picks up ``count`` cards from the pile (as ``Play``)."""
+
+    hand_id: int
+    version: int
+    count: int
+    user: User | None = None
+    as_bot: bool = False
+
+    def move(self) -> dict[str, Any]:
+        return {"type": "pickup", "count": self.count}
+
+
+@dataclass(frozen=True)
+class Timeout:
+    """The clock: the timeout of the player to move, if his deadline has passed; with
+    ``version``, only if the hand is still at it (a tick from an earlier turn)."""
+
+    hand_id: int
+    version: int | None = None
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Moderation or a tournament ends ``hand`` (in play; ``match`` locked by the caller)
+    with no letter for anybody, the engine's ``abort()``: the clocks stop, the version
+    moves on (a pending timeout or bot task becomes stale), the table is told; what
+    comes next for the match is the caller's."""
+
+    hand: Hand
+    match: Match
+
+
+@dataclass(frozen=True)
+class SetClocks:
+    """A tournament's pause, resume or Berserk: ``hand`` (in play; its row locked by the
+    caller) keeps its cards and takes ``clock``. A clock that has run out is applied
+    first, as before any action, and then ``clock`` is not."""
+
+    hand: Hand
+    clock: Clock
+
+
+@dataclass(frozen=True)
+class NewHand:
+    """A new hand's row (dealt, its clock started), inside the caller's transaction."""
+
+    hand: Hand
+    table_id: int
+
+
+Move = Play | PickUp
+HandAction = Play | PickUp | Timeout | Stop | SetClocks | NewHand
+
+
+def move_action(
+    move: Any, *, hand_id: int, version: int, user: User | None = None, as_bot: bool = False
+) -> Move:
+    """A move's JSON (the engine's form: a bot's choice, the API's body) as the action.
+    Raises Refused for something that is no move a player can make."""
+    parsed = refusals.parsed_move(move)
+    if isinstance(parsed, engine.PickUp):
+        return PickUp(hand_id, version, parsed.count, user, as_bot)
+    return Play(hand_id, version, parsed.cards, user, as_bot)
+
+
+# --- the executor -----------------------------------------------------------------------
+
+
+def execute(action: HandAction, *, now: datetime | None = None) -> Hand | None:
+    """Apply ``action``: judged, written with compare-and-set, published on commit (see
+    the module's docstring). Returns the hand after it, or None when it did nothing: a
+    timeout not due or stale, a ``SetClocks`` whose clock had run out (its timeout was
+    applied instead).
+
+    A move runs in its own transaction and raises Refused (nothing written, or only the
+    timeout that found the clock run out); ``Stop``, ``SetClocks`` and ``NewHand`` run
+    in the caller's, which holds the rows, and raise Refused when the row had moved on."""
     now = now or timezone.now()
-    hand, players = _read(hand_id)
-    judged = judge_move(
-        hand, players, move=move, version=version, user=user, as_bot=as_bot, now=now
-    )
-    with transaction.atomic():
-        _write(hand, judged, players, now=now)
-    return _done(hand, judged)
+    match action:
+        case Play() | PickUp():
+            hand, players = _read(action.hand_id)
+            judged = _judge(action, hand, players, now=now)
+            _run_atomic(_write(hand, judged, players, now=now))
+            return _done(hand, judged)
+        case Timeout(hand_id=hand_id, version=version):
+            hand, players = _read(hand_id)
+            judged = _overdue(hand, now)
+            if judged is None or version not in (None, hand.version):
+                return None
+            try:
+                return _run_atomic(_write(hand, judged, players, now=now))
+            except Refused:
+                return None  # a move or another timer changed the hand meanwhile
+        case Stop(hand=hand, match=match):
+            hand.match = match
+            state = hand.engine_state
+            judged = Judged(state, state.abort(), 0, hand.clock.stop(to_instant(now)))
+            players = rows.match_players(match.pk)
+            return rows.run(_write(hand, judged, players, now=now, finish=False))
+        case SetClocks(hand=hand, clock=clock):
+            players = rows.match_players(hand.match_id)
+            overdue = _overdue(hand, now)
+            if overdue is not None:
+                rows.run(_write(hand, overdue, players, now=now))
+                return None
+            state = hand.engine_state
+            judged = Judged(state, state, 0, clock, clocks_only=True)
+            return rows.run(_write(hand, judged, players, now=now))
+        case NewHand(hand=hand, table_id=table_id):
+            hand.save(force_insert=True)
+            events.hand_changed(hand, table_id=table_id)
+            return hand
+    raise TypeError(f"not an action on a hand: {action!r}")
 
 
-async def hand_act_async(
+async def execute_async(
+    action: Move,
     *,
-    hand_id: int,
-    move: dict[str, Any],
-    version: int,
-    user: User,
     now: datetime | None = None,
     known: tuple[Hand, list[MatchPlayer], int] | None = None,
 ) -> Hand:
-    """``hand_act`` in the event loop, for a player's socket. ``known``: the hand (left
-    unchanged), its match's players and its table's id as this process last showed
-    them (the live room's copy): the move is judged on it when it is at ``version``."""
+    """``execute`` of a player's move in the event loop, for his socket. ``known``: the
+    hand (left unchanged), its match's players and its table's id as this process last
+    showed them (the live room's copy): the move is judged on it when it is at the
+    action's version. The write is ``execute``'s, on the loop's own connection; in a
+    thread for a move that ends the hand or a correspondence hand's (their
+    consequences use the ORM) and in the embedded SQLite mode."""
     now = now or timezone.now()
-    if not adb.available():  # the embedded SQLite mode: Django's connection, in a thread
-        return await in_pool(hand_act)(
-            hand_id=hand_id, move=move, version=version, user=user, now=now
-        )
-    on_copy = known is not None and known[0].pk == hand_id and known[0].version == version
-    if on_copy:
+    if not adb.available():
+        return await in_pool(execute)(action, now=now)
+    on_copy = known is not None and known[0].pk == action.hand_id
+    if on_copy and known[0].version == action.version:
         hand, players = copy.copy(known[0]), known[1]  # the live room's stays as it was
         hand.table_id = known[2]
     else:
-        hand, players = await _read_async(hand_id)
-    judged = judge_move(hand, players, move=move, version=version, user=user, now=now)
-    # In a thread, on Django's connection: a move that ends the hand (with its
-    # consequences), and a correspondence move (its turn's receivers use the ORM).
+        on_copy = False
+        hand, players = await _read_async(action.hand_id)
+    judged = _judge(action, hand, players, now=now)
+    write = _write(hand, judged, players, now=now)
     if judged.after.outcome is not None or hand.move_ms:
-
-        def write() -> None:
-            with transaction.atomic():
-                _write(hand, judged, players, now=now)
-
-        await in_pool(write)()
-    else:
-        actions = record(hand, judged, now=now)
-        async with adb.CONNECTIONS.connection() as conn:
-            written = await rows.move_if_unchanged_async(
-                conn, hand, RECORDED_FIELDS, actions, version=version, players=players
-            )
-        if not written:
-            if on_copy:  # refused on what the database holds, in its words
-                row, row_players = await _read_async(hand_id)
-                judge_move(row, row_players, move=move, version=version, user=user, now=now)
-            raise _stale()
-        events.hand_changed(hand, table_id=hand.table_id, players=players, committed=True)
+        await in_pool(_run_atomic)(write)
+        return _done(hand, judged)
+    try:
+        await rows.run_async(write)
+    except Refused:
+        if on_copy:  # refused on what the database holds, in its words
+            row, row_players = await _read_async(action.hand_id)
+            _judge(action, row, row_players, now=now)
+        raise
     return _done(hand, judged)
 
 
-def hand_timeout(*, hand_id: int, version: int | None = None, now: datetime | None = None) -> bool:
-    """The clock: apply the timeout of the player to move if his deadline has passed.
-
-    With ``version``, only if the hand is still at that version (a task left over from
-    an earlier turn does nothing). Returns whether it applied."""
-    now = now or timezone.now()
-    hand, players = _read(hand_id)
-    if version is not None and hand.version != version:
-        return False
-    judged = _overdue(hand, now)
-    if judged is None:
-        return False
-    try:
-        with transaction.atomic():
-            _write(hand, judged, players, now=now)
-    except Refused:
-        return False  # a move or another timer changed the hand meanwhile
-    return True
-
-
-def hand_check_deadline(*, hand_id: int, now: datetime | None = None) -> bool:
-    """Layer 1 of the clock on connect: apply an overdue timeout before showing the table."""
-    return hand_timeout(hand_id=hand_id, now=now)
-
-
-def timeout_if_overdue(hand: Hand, now: datetime) -> bool:
-    """Inside a service that holds the hand's row (a tournament's pause): apply its overdue
-    timeout, as before any move; whether it applied."""
-    judged = _overdue(hand, now)
-    if judged is None:
-        return False
-    _write(hand, judged, rows.match_players(hand.match_id), now=now)
-    return True
-
-
-def stop_in_play(hand: Hand, match: Match, now: datetime) -> None:
-    """Moderation or a tournament: end ``hand`` (in play; its match locked by the caller)
-    with no letter for anybody, the engine's ``abort()``. The clocks stop, the version
-    moves on (a pending timeout or bot task becomes stale) and the table is told; what
-    comes next for the match is the caller's."""
-    aborted = hand.engine_state.abort()
-    judged = Judged(hand.engine_state, aborted, 0, hand.clock.stop(to_instant(now)))
-    hand.match = match
-    _write(hand, judged, rows.match_players(match.pk), now=now, finish=False)
-
-
-def clocks_set(hand: Hand, clock: Clock, *, now: datetime) -> None:
-    """A tournament's pause or resume: ``hand`` (in play; its row locked by the caller)
-    keeps its cards and takes ``clock`` (stopped with the time left, or running again).
-    Written as any action is: the version moves on (a pending timeout or bot task
-    becomes stale) with compare-and-set, and the table is told on commit. Raises
-    Refused (nothing written) when the row had moved on."""
-    state = hand.engine_state
-    judged = Judged(state, state, 0, clock, clocks_only=True)
-    _write(hand, judged, rows.match_players(hand.match_id), now=now)
-
-
-def hand_insert(hand: Hand, *, table_id: int) -> None:
-    """A new hand's row (dealt, its clock started), inside the caller's transaction; the
-    table is told, and a bot to move gets its task, on commit."""
-    hand.save(force_insert=True)
-    events.hand_changed(hand, table_id=table_id)
+def _run_atomic(write: rows.WriteRoutine[Hand]) -> Hand:
+    with transaction.atomic():
+        return rows.run(write)
 
 
 # --- judge ----------------------------------------------------------------------------------
 
 
-def require_in_play(hand: Hand) -> None:
-    """Refuse a move on a hand that is over, or whose clocks a tournament stopped."""
+def _judge(action: Move, hand: Hand, players: list[MatchPlayer], *, now: datetime) -> Judged:
+    """Who is asking, his seat, his turn and the action's version, then the engine's
+    judgement of the move on ``hand``; the clock's timeout instead when it has run out
+    (the move is refused after the timeout is written). Raises Refused."""
     if hand.is_over:
         raise Refused(_("This hand is over."), resync=True)
     if hand.deadline is None:  # only a paused tournament stops a hand's clocks
         raise Refused(_("Play is paused: the clocks are stopped."), resync=True)
-
-
-def judge_move(
-    hand: Hand,
-    players: list[MatchPlayer],
-    *,
-    move: dict[str, Any],
-    version: int,
-    user: User | None,
-    as_bot: bool = False,
-    now: datetime,
-) -> Judged:
-    """Who is asking, his seat, his turn and ``version``, then the engine's judgement of
-    ``move`` on ``hand``; the clock's timeout instead when it has run out (the move is
-    refused after the timeout is written). Raises Refused."""
-    require_in_play(hand)
     overdue = _overdue(hand, now)
     if overdue is not None:
         return overdue
     state = hand.engine_state
     player = next(p for p in players if p.seat == state.to_move)
-    if as_bot:
+    user = action.user
+    if action.as_bot:
         if not player.bot_level:
             raise Refused(_("It is not a bot's turn."), resync=True)
     elif user is None or player.user_id != user.pk:
@@ -259,17 +284,9 @@ def judge_move(
     elif player.bot_level:
         # He left or was removed: the bot that took his seat plays it now.
         raise Refused(_("A bot plays your former seat now."))
-    if version != hand.version:
+    if action.version != hand.version:
         raise Refused(_("The table has changed; here is the current state."), resync=True)
-    try:
-        engine_move = move_from_json(move)
-        if isinstance(engine_move, Timeout):
-            raise Refused(refusals.timeout_not_a_move_text())
-        new_state = state.apply(engine_move)
-    except IllegalMove as exc:
-        raise Refused(refusals.illegal_move_text(exc)) from exc
-    except MalformedMove as exc:
-        raise Refused(refusals.malformed_move_text(exc)) from exc
+    _move, new_state = refusals.judged_move(state, action.move())
     clock, at = hand.clock, to_instant(now)
     next_seat = new_state.to_move if new_state.outcome is None else None
     return Judged(state, new_state, clock.elapsed_ms(at), clock.step(at, next_seat))
@@ -327,21 +344,24 @@ def _write(
     *,
     now: datetime,
     finish: bool = True,
-) -> None:
-    """Write the judged action on Django's connection, inside the caller's transaction:
-    compare-and-set on the hand's version and players, then, if the hand ended (and
-    ``finish``), what follows; published on commit. Raises Refused (nothing written)
-    when the row had moved on."""
+) -> rows.WriteRoutine[Hand]:
+    """The one write routine of every action, driven on a cursor by ``rows.run`` (inside
+    the caller's transaction) or ``rows.run_async``: the judged action recorded on
+    ``hand``, its compare-and-set on the hand's version and players, then, if the hand
+    ended (and ``finish``), what follows; published once committed. Raises Refused
+    (nothing written) when the row had moved on."""
     version = hand.version
     actions = record(hand, judged, now=now)
-    if not rows.move_if_unchanged(hand, RECORDED_FIELDS, actions, version=version, players=players):
+    written = yield rows.CompareAndSet(hand, RECORDED_FIELDS, actions, version, players)
+    if not written.ok:
         raise _stale()
     table_id = getattr(hand, "table_id", None) or hand.match.table_id
     if hand.move_ms and not (judged.timeout or judged.clocks_only):
         _seen_by_mover(judged, players, hand_id=hand.pk, table_id=table_id)
     if finish and judged.after.outcome is not None:
         _finish_hand(hand, judged.after, now=now)
-    events.hand_changed(hand, table_id=table_id, players=players)
+    events.hand_changed(hand, table_id=table_id, players=players, committed=written.committed)
+    return hand
 
 
 def _seen_by_mover(

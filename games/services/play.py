@@ -30,7 +30,7 @@ from games.services._common import (
     _require_owner,
     _require_seating_open,
 )
-from games.services.moves import NEXT_HAND_DELAY, hand_insert, stop_in_play
+from games.services.moves import NEXT_HAND_DELAY, NewHand, Stop, execute
 
 # --- matches and hands ------------------------------------------------------------------
 
@@ -111,7 +111,7 @@ def _deal_hand(*, match: Match, table: Table, number: int, dealer: int, now: dat
     )
     clock = clock_for(table, players)
     hand.clock = clock.start(state.to_move, to_instant(now))
-    hand_insert(hand, table_id=table.pk)
+    execute(NewHand(hand, table.pk), now=now)
     return hand
 
 
@@ -151,11 +151,11 @@ def match_next_hand(
 
 def _stop_hand_in_play(match: Match, now: datetime) -> Hand | None:
     """End the hand in play of ``match`` (locked by the caller) with no letter for anybody
-    (``moves.stop_in_play``); None when no hand is in play."""
+    (``moves.Stop``); None when no hand is in play."""
     hand = Hand.objects.select_for_update().filter(match=match).order_by("-number").first()
     if hand is None or hand.is_over:
         return None
-    stop_in_play(hand, match, now)
+    execute(Stop(hand, match), now=now)
     return hand
 
 

@@ -14,7 +14,7 @@ from games import events
 from games.engine import MatchState, Rules
 from games.models import Hand, Match, MatchPlayer, Seat, Table, to_instant
 from games.services._common import TABLE_NAME_MAX, _seating_changed
-from games.services.moves import clocks_set, timeout_if_overdue
+from games.services.moves import SetClocks, execute
 from games.services.play import _deal_hand, _stop_hand_in_play
 
 
@@ -145,18 +145,17 @@ def tournament_clocks_stop(*, hand: Hand, now: datetime) -> bool:
 
     An overdue clock is applied first, as before any move. Returns whether it stopped.
     """
-    if hand.is_over or hand.deadline is None or timeout_if_overdue(hand, now):
+    if hand.is_over or hand.deadline is None:
         return False
-    clocks_set(hand, hand.clock.stop(to_instant(now)), now=now)
-    return True
+    return execute(SetClocks(hand, hand.clock.stop(to_instant(now))), now=now) is not None
 
 
 def tournament_clocks_start(*, hand: Hand, now: datetime) -> bool:
     """Resume a paused hand (locked by the caller): the clock to move runs from what is left."""
     if hand.is_over or hand.deadline is not None:
         return False
-    clocks_set(hand, hand.clock.start(hand.state["to_move"], to_instant(now)), now=now)
-    return True
+    clock = hand.clock.start(hand.state["to_move"], to_instant(now))
+    return execute(SetClocks(hand, clock), now=now) is not None
 
 
 def tournament_berserk(*, hand: Hand, seat: int, now: datetime) -> bool:
@@ -164,10 +163,9 @@ def tournament_berserk(*, hand: Hand, seat: int, now: datetime) -> bool:
     is halved and he gains no increment in this hand (``Clock.berserk``); the seats show
     it. An overdue clock is applied first, as before any move: then nothing else
     happens and this returns False."""
-    if hand.is_over or hand.deadline is None or timeout_if_overdue(hand, now):
+    if hand.is_over or hand.deadline is None:
         return False
-    clocks_set(hand, hand.clock.berserk(seat, to_instant(now)), now=now)
-    return True
+    return execute(SetClocks(hand, hand.clock.berserk(seat, to_instant(now))), now=now) is not None
 
 
 def tournament_seat_vacate(*, table_id: int, position: int) -> None:

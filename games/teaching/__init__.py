@@ -3,11 +3,10 @@ English and Polish, each with small positions played through the engine.
 
 The files live in ``games/teaching/rules/`` (one TOML file per section or option);
 :func:`rule_sections` reads and checks them once. Pure Python like the engine: no
-Django, so a test, the rules page and the lessons of /learn/ (``games/teaching/lessons/``,
-read by :func:`lessons`) read the same data.
+Django, so a test, the rules page and the lessons of /learn/ (``learn/lessons/``, read
+by ``learn.lessons``) read the same data.
 """
 
-from games.teaching.lessons import Judgement, Lesson, Step, lesson, lessons, load_lessons
 from games.teaching.sections import (
     After,
     Example,
@@ -23,15 +22,9 @@ from games.teaching.sections import (
 __all__ = [
     "After",
     "Example",
-    "Judgement",
-    "Lesson",
     "RuleSection",
-    "Step",
     "TeachingDataError",
     "Words",
-    "lesson",
-    "lessons",
-    "load_lessons",
     "load_sections",
     "option_anchor",
     "option_section",

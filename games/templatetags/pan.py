@@ -129,15 +129,6 @@ def profile_label(key: str) -> str:
     return selectors.profile_name(key, translation.get_language() or "")
 
 
-@register.simple_tag(takes_context=True)
-def waiting_games_count(context: template.Context) -> int:
-    """How many correspondence games wait for the page's signed-in user's move."""
-    user = context.get("user")
-    if user is None or not user.is_authenticated:
-        return 0
-    return selectors.waiting_count(user=user)
-
-
 @register.simple_tag
 def time_control(table: object) -> str:
     return selectors.time_control_label(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import (
+from bench.processes import (
     celery_worker_args,
     free_port,
     running,

@@ -73,7 +73,9 @@ def bots_turn(hand: Hand, bot_seat: int, opponent) -> Hand:
     state = hand.engine_state
     if state.to_move != bot_seat:
         move = state.private_view(state.to_move)["legal_moves"][0]
-        services.hand_act(hand_id=hand.pk, move=move, version=hand.version, user=opponent)
+        services.execute(
+            services.move_action(move, hand_id=hand.pk, version=hand.version, user=opponent)
+        )
     return current_hand(hand.match.table_id)
 
 

@@ -33,7 +33,9 @@ def bots_turn(table: Table, seat: int) -> Hand:
     state = hand.engine_state
     if state.to_move != seat:
         move = state.private_view(state.to_move)["legal_moves"][0]
-        services.hand_act(hand_id=hand.pk, move=move, version=hand.version, user=table.owner)
+        services.execute(
+            services.move_action(move, hand_id=hand.pk, version=hand.version, user=table.owner)
+        )
     return current_hand(table)
 
 

@@ -74,7 +74,9 @@ def test_a_refused_move_says_why_and_changes_nothing(case, status, code):
     if case == "wrong_version":
         body["version"] = hand.version - 1
     elif case == "not_your_turn":  # the bot moves, then tries again on the person's turn
-        services.hand_act(hand_id=hand.pk, move=legal[0], version=hand.version, user=bot)
+        services.execute(
+            services.move_action(legal[0], hand_id=hand.pk, version=hand.version, user=bot)
+        )
         hand = current_hand(hand.match.table_id)
         body = {"version": hand.version, "cards": [sorted(hand.engine_state.hand(seat))[0]]}
     elif case == "illegal":  # never two cards at once (RULES §4)

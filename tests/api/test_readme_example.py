@@ -15,10 +15,10 @@ from django.urls import resolve
 
 from api import services as api_services
 from api.models import AccessToken
+from bench.processes import base_env, running, wait_for_log
 from games.models import Hand
 from tests.api.conftest import Site
 from tests.api.helpers import bot_account, bot_game, bots_turn, token_for
-from tests.processes import base_env, running, wait_for_log
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -12,13 +12,13 @@ import pytest
 
 from api import services as api_services
 from api.models import AccessToken
+from bench.processes import running, wait_for_log
 from games import services
 from games.engine import Rules
 from games.models import Action, Match, MatchPlayer
 from pan_bot.client import main
 from tests.api.conftest import Site
 from tests.api.helpers import bot_account, token_for
-from tests.processes import running, wait_for_log
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 

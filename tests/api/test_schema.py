@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.processes import VENV_BIN, free_port, running, serve_args, site_env, wait_for_port
 from tests.api.helpers import token_for
 from tests.factories import make_user
-from tests.processes import VENV_BIN, free_port, running, serve_args, site_env, wait_for_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 

@@ -136,8 +136,8 @@ async def test_every_move_and_chat_line_reaches_the_stream_and_none_leaks():
         state = current.engine_state
         mover = players[state.to_move]
         move = state.private_view(state.to_move)["legal_moves"][0]
-        await sync_to_async(services.hand_act)(
-            hand_id=current.pk, move=move, version=current.version, user=mover
+        await sync_to_async(services.execute)(
+            services.move_action(move, hand_id=current.pk, version=current.version, user=mover)
         )
         line = (await reader.until("gameState", version=current.version + 1))[-1]
         after = await sync_to_async(lambda: Hand.objects.get(pk=hand.pk).engine_state)()
@@ -166,7 +166,9 @@ async def test_the_stream_goes_on_through_the_next_hand_and_ends_with_the_match(
         """The player to move runs out of time: the hand, and whether the match is over."""
         current = current_hand(table_id)
         deals[current.pk] = current.engine_state
-        services.hand_timeout(hand_id=current.pk, now=current.deadline + timedelta(seconds=1))
+        services.execute(
+            services.Timeout(hand_id=current.pk), now=current.deadline + timedelta(seconds=1)
+        )
         return current, not Match.objects.filter(pk=current.match_id, status="playing").exists()
 
     numbers = []
@@ -327,8 +329,10 @@ async def test_a_game_stream_reopened_after_a_drop_starts_again_with_the_game_as
         current = await sync_to_async(current_hand)(table_id)
         state = current.engine_state
         move = state.private_view(state.to_move)["legal_moves"][0]
-        await sync_to_async(services.hand_act)(
-            hand_id=current.pk, move=move, version=current.version, user=players[state.to_move]
+        await sync_to_async(services.execute)(
+            services.move_action(
+                move, hand_id=current.pk, version=current.version, user=players[state.to_move]
+            )
         )
     now = await sync_to_async(current_hand)(table_id)
 

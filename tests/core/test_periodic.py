@@ -20,10 +20,10 @@ from django.conf import settings
 from django.db import connection
 from kombu.exceptions import OperationalError as BrokerUnreachable
 
+from bench.processes import base_env, celery_worker_args, running, wait_for_log
 from core import tasks as core_tasks
 from deploy.database import OwnPostgres, ensure_database, server_programs
 from social import tasks as social_tasks
-from tests.processes import base_env, celery_worker_args, running, wait_for_log
 
 # Every task beat sends, by its registered name.
 BEAT = sorted({entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()})

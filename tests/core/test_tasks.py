@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.processes import ROOT
+from bench.processes import ROOT
 
 SENDERS = {"task_on_commit", "task_send"}
 # core.tasks itself passes its parameter on; every other call names a task.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.processes import ROOT
+from bench.processes import ROOT
 
 READ = re.compile(
     r"""(?:os\.environ\.get|os\.environ\[|env_bool|env_list)\(?\s*["']([A-Z_]+)["']"""

@@ -16,10 +16,10 @@ from django.test import Client
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import ClientConnection
 
+from bench.processes import free_port, running, serve_args, site_env, wait_for_port
 from games import services
 from tests.factories import make_table, seated_users
 from tests.games.test_live_server import Server, frames_until, open_socket
-from tests.processes import free_port, running, serve_args, site_env, wait_for_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 

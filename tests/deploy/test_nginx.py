@@ -12,13 +12,13 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from bench.processes import free_port
 from deploy.nginx import (
     PLACEHOLDER_CERTIFICATE,
     PLACEHOLDER_CERTIFICATE_KEY,
     production_site,
     write_local,
 )
-from tests.processes import free_port
 
 DAPHNES = ["127.0.0.1:8001", "127.0.0.1:8002"]
 
@@ -100,7 +100,7 @@ def test_the_access_log_hides_a_token_sent_in_the_query_string(tmp_path):
     import urllib.error
     import urllib.request
 
-    from tests.processes import running, wait_for_port
+    from bench.processes import running, wait_for_port
 
     # The daphne behind it is down: nginx answers 502 itself, and still logs the request.
     port = free_port()

@@ -1,6 +1,6 @@
 """PostgreSQL through PgBouncer in transaction mode (``DATABASE_POOLER=transaction``,
 docs/deploy.md): the one move pipeline's tests pass through it, on both paths to the
-database (the live room's own asyncio connections, core.adb, and Django's in threads),
+database (the live room's own asyncio connections, live.adb, and Django's in threads),
 with PgBouncer carrying their transactions."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.processes import ROOT, base_env, free_port, running, wait_for_port
+from bench.processes import ROOT, base_env, free_port, running, wait_for_port
 
 pytestmark = pytest.mark.pgbouncer
 

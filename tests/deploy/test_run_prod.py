@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from bench.processes import base_env, database_url_for_processes, free_port, running
 from games import services
 from games.models import Hand
 from tests.factories import PASSWORD, make_table, make_user, seated_users
 from tests.games.test_live_server import frames_until, open_socket
-from tests.processes import base_env, database_url_for_processes, free_port, running
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis, pytest.mark.nginx]
 

@@ -20,9 +20,7 @@ import pytest
 from channels.layers import channel_layers
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from notifications.push import generate_private_key_pem
-from tests.e2e.pages import new_page
-from tests.processes import (
+from bench.processes import (
     ROOT,
     base_env,
     celery_worker_args,
@@ -32,6 +30,8 @@ from tests.processes import (
     wait_for_log,
     wait_for_port,
 )
+from notifications.push import generate_private_key_pem
+from tests.e2e.pages import new_page
 
 # Playwright's sync API keeps an event loop in the main thread; Django would then refuse
 # the ORM calls the tests make between browser steps (the documented Playwright setting).

@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from bench.processes import ROOT
 from games import services
 from games.engine import Play, Rules, move_to_json
 from tests.e2e.pages import log_in
 from tests.factories import make_user
-from tests.processes import ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -66,7 +66,7 @@ def table_in_play(players: int) -> tuple[int, str]:
         services.table_sit(table_id=table.pk, user=user)
     match = services.match_start(table_id=table.pk, by=users[0])
     first = match.hands.get()
-    services.hand_timeout(hand_id=first.pk, now=first.deadline + timedelta(seconds=1))
+    services.execute(services.Timeout(hand_id=first.pk), now=first.deadline + timedelta(seconds=1))
     services.match_next_hand(match_id=match.pk, after_number=1)  # or the worker did
     hand = match.hands.get(number=2)
     by_seat = {p.seat: p.user for p in match.players.all()}
@@ -76,11 +76,13 @@ def table_in_play(players: int) -> tuple[int, str]:
         moves = state.legal_moves()
         plays = sorted((m for m in moves if isinstance(m, Play)), key=lambda m: len(m.cards))
         move = plays[0] if plays and (step < 3 or chance.random() < 0.8) else moves[-1]
-        services.hand_act(
-            hand_id=hand.pk,
-            move=move_to_json(move),
-            version=hand.version,
-            user=by_seat[state.to_move],
+        services.execute(
+            services.move_action(
+                move_to_json(move),
+                hand_id=hand.pk,
+                version=hand.version,
+                user=by_seat[state.to_move],
+            )
         )
         hand.refresh_from_db()
     return table.pk, by_seat[hand.engine_state.to_move].username

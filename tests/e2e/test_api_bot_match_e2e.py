@@ -13,10 +13,10 @@ from playwright.sync_api import Browser, Page, expect
 
 from api import services as api_services
 from api.models import Scope
+from bench.processes import running, wait_for_log
 from games.models import Action, Match, Table
 from tests.e2e.pages import log_in, new_page
 from tests.factories import make_user
-from tests.processes import running, wait_for_log
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -18,10 +18,10 @@ import sys
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from bench.processes import free_port, running, wait_for_port
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_FLAGS
 from tests.e2e.pages import log_in
 from tests.factories import make_user
-from tests.processes import free_port, running, wait_for_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

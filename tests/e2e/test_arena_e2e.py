@@ -57,11 +57,13 @@ def finish_for_the_people(game: ArenaGame, people: dict[int, object]) -> None:
         user = mover.entry.user if mover is not None else None
         if user is not None and user.pk in people:
             with contextlib.suppress(games.Refused):  # a bot or the clock came first
-                games.hand_act(
-                    hand_id=hand.pk,
-                    move=move_to_json(state.legal_moves()[0]),
-                    version=hand.version,
-                    user=user,
+                games.execute(
+                    games.move_action(
+                        move_to_json(state.legal_moves()[0]),
+                        hand_id=hand.pk,
+                        version=hand.version,
+                        user=user,
+                    )
                 )
         time.sleep(0.2)
     raise AssertionError("the game did not end")

@@ -12,10 +12,9 @@ from django.utils import timezone
 from playwright.sync_api import Browser, expect
 
 from games import services
-from games.engine import move_to_json
 from games.models import Hand
 from tests.e2e.pages import log_in, new_page
-from tests.factories import PASSWORD, make_table, make_user
+from tests.factories import PASSWORD, act_first_legal, make_table, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -29,13 +28,7 @@ def move_until(hand: Hand, username: str, now) -> Hand:
         player = hand.match.players.select_related("user").get(seat=hand.engine_state.to_move)
         if player.user.username == username:
             return hand
-        services.hand_act(
-            hand_id=hand.pk,
-            move=move_to_json(hand.engine_state.legal_moves()[0]),
-            version=hand.version,
-            user=player.user,
-            now=now,
-        )
+        act_first_legal(hand, now)
 
 
 def test_a_correspondence_match_over_days_in_my_games_the_header_and_the_log(

@@ -173,7 +173,7 @@ def test_a_correspondence_match_from_the_form_to_the_bell_the_email_and_the_rati
             services.match_next_hand(match_id=match.pk, after_number=hand.number, now=now)
         else:
             now = max(now, hand.deadline + timedelta(seconds=1))
-            services.hand_timeout(hand_id=hand.pk, now=now)
+            services.execute(services.Timeout(hand_id=hand.pk), now=now)
         match.refresh_from_db()
     for user in (ola, janek):
         assert set(Rating.objects.filter(user=user).values_list("speed", flat=True)) == {

@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from games.engine import Move, PickUp
 from games.models import Table
-from games.teaching import lessons
+from learn.lessons import lessons
 from learn.models import LessonProgress
 from tests.e2e.test_fixes_e2e import log_in_any_language
 from tests.factories import make_user

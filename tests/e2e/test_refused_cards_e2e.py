@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Locator, expect
 
 from games.engine import IllegalMove, Play
 from games.refusals import illegal_move_text
-from games.teaching import lesson
+from learn.lessons import lesson
 from tests.e2e.test_first_click_e2e import PLACE, table_at
 from tests.e2e.test_fixes_e2e import log_in_any_language
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from bench.processes import celery_worker_args, running, wait_for_log, wait_until
 from fairplay.models import FairPlayCase, FairPlayHand, FairPlayMoment, PlayerSignals
 from fairplay.services import cases as fairplay_cases
 from games import bots, services
@@ -15,7 +16,6 @@ from games.models import Hand, Match
 from moderation.models import AuditLog
 from tests.factories import client_for, make_moderator, make_table, make_user
 from tests.games.test_clocks import process_env
-from tests.processes import celery_worker_args, running, wait_for_log, wait_until
 
 
 def play_rated_match(players: int = 2) -> Match:
@@ -40,10 +40,12 @@ def play_rated_match(players: int = 2) -> Match:
                 "greedy", state.view_for(state.to_move), seed=f"{hand.pk}:{hand.version}"
             )
             now += timedelta(seconds=3)
-            hand = services.hand_act(
-                hand_id=hand.pk, move=move, version=hand.version, user=users[state.to_move],
+            hand = services.execute(
+                services.move_action(
+                    move, hand_id=hand.pk, version=hand.version, user=users[state.to_move]
+                ),
                 now=now,
-            )  # fmt: skip
+            )
     raise AssertionError("the match did not end")
 
 

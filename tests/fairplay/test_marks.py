@@ -52,7 +52,9 @@ def beaten(*, winner: User, loser: User) -> Match:
                 match_id=match.pk, after_number=hand.number, now=hand.finished_at
             )
             continue
-        services.hand_timeout(hand_id=hand.pk, now=hand.deadline + timedelta(seconds=1))
+        services.execute(
+            services.Timeout(hand_id=hand.pk), now=hand.deadline + timedelta(seconds=1)
+        )
     raise AssertionError("the match did not end")
 
 
@@ -133,7 +135,9 @@ def test_a_three_player_match_refunds_only_what_the_cheater_cost(mod):
                 match_id=match.pk, after_number=hand.number, now=hand.finished_at
             )
         else:
-            services.hand_timeout(hand_id=hand.pk, now=hand.deadline + timedelta(seconds=1))
+            services.execute(
+                services.Timeout(hand_id=hand.pk), now=hand.deadline + timedelta(seconds=1)
+            )
     changes = {c.user_id: c for c in RatingChange.objects.filter(match=match)}
     places = {p.user_id: p.place for p in match.players.all()}
     # The recount: the match rated between ola and janek alone, from their ratings before.

@@ -25,6 +25,7 @@ PACKAGES = (
     "pan_site",
     "deploy",
     "bench",
+    "pan_bot",
 )
 
 
@@ -83,15 +84,17 @@ def _targets(node: ast.Import | ast.ImportFrom, module: str, known: Iterable[str
     return targets
 
 
-def import_graph() -> dict[str, set[str]]:
-    """module -> the site's modules it imports when it runs."""
+def import_graph(*, also: Iterable[str] = ()) -> dict[str, set[str]]:
+    """module -> the site's modules it imports when it runs (and those of the top-level
+    packages ``also``, e.g. ``tests``, as targets)."""
     found = modules()
+    known = set(found) | set(also)
     graph: dict[str, set[str]] = {}
     for module, path in found.items():
         tree = ast.parse(path.read_text(), filename=str(path))
         edges = set()
         for node in _runtime_imports(tree):
-            edges |= _targets(node, module, found)
+            edges |= _targets(node, module, known)
         edges.discard(module)
         graph[module] = edges
     return graph

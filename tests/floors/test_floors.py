@@ -1,12 +1,22 @@
 """The floors point only down: engine, core <- accounts <- live <- games <- tournaments <-
-moderation <- fairplay <- notifications <- pan_site <- deploy <- bench. Read from the
-source, so an import hidden in a function counts too."""
+moderation <- fairplay <- notifications <- pan_site <- deploy <- bench. ``pan_bot`` (the
+Bot API's reference client, run on a player's machine) stands on ``games.bots`` alone.
+``tests`` stand above every floor and may import any, ``bench`` (its process helpers,
+``bench.processes``; its SMTP sink and push service) included; no floor imports
+``tests``. Read from the source, so an import hidden in a function counts too."""
 
 from __future__ import annotations
 
 import ast
 
-from tests.floors.graph import _runtime_imports, find_cycle, floor_graph, import_graph
+from tests.floors.graph import (
+    PACKAGES,
+    _runtime_imports,
+    find_cycle,
+    floor,
+    floor_graph,
+    import_graph,
+)
 
 # Each floor may import only the floors below it (a lower number).
 RANK = {
@@ -35,6 +45,8 @@ RANK = {
     # site in that shape (deploy.nginx), and deploy knows nothing of them.
     "deploy": 9,
     "bench": 10,
+    # The Bot API's reference client: the site's bots (games.bots) over HTTP, nothing else.
+    "pan_bot": 4,
 }
 
 
@@ -58,6 +70,39 @@ def test_every_floor_imports_only_the_floors_below_it() -> None:
         for why in imports
     ]
     assert upward == []
+
+
+def test_every_package_of_the_site_has_a_floor() -> None:
+    assert set(PACKAGES) | {"engine"} == set(RANK)
+
+
+def test_no_floor_imports_the_tests() -> None:
+    """The tests stand on the site (and on bench's helpers); nothing stands on them."""
+    graph = import_graph(also=["tests"])
+    found = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if target == "tests" or target.startswith("tests.")
+    )
+    assert found == []
+
+
+def test_pan_bot_stands_on_the_bots_alone() -> None:
+    """The reference client runs on a player's machine with the repository: of the site
+    it imports the bots (pure, on the engine) and nothing that needs Django."""
+    graph = import_graph()
+    outside = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if floor(module) == "pan_bot"
+        for target in targets
+        if floor(target) != "pan_bot" and not target.startswith("games.bots")
+    )
+    assert outside == []
+    bots = {m for m in graph if m.startswith("games.bots")}
+    below = {t for m in bots for t in graph[m] if not t.startswith("games.bots")}
+    assert all(t == "games" or floor(t) == "engine" for t in below), sorted(below)
 
 
 def test_the_engine_and_core_import_no_other_floor() -> None:

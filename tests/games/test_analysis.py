@@ -39,8 +39,10 @@ def finished_hand(
         move = bots.choose_move(
             strategy, state.view_for(state.to_move), seed=f"{hand.pk}:{hand.version}"
         )
-        hand = services.hand_act(
-            hand_id=hand.pk, move=move, version=hand.version, user=users[state.to_move]
+        hand = services.execute(
+            services.move_action(
+                move, hand_id=hand.pk, version=hand.version, user=users[state.to_move]
+            )
         )
     return hand
 

@@ -33,12 +33,9 @@ def first_move(table: Table) -> None:
     hand = Hand.objects.get(match__table=table)
     state = hand.engine_state
     by_bot = hand.match.players.get(seat=state.to_move).user is None
-    services.hand_act(
-        hand_id=hand.pk,
-        move=move_to_json(state.legal_moves()[0]),
-        version=hand.version,
-        **({"as_bot": True} if by_bot else {"user": table.owner}),
-    )
+    move = move_to_json(state.legal_moves()[0])
+    who = {"as_bot": True} if by_bot else {"user": table.owner}
+    services.execute(services.move_action(move, hand_id=hand.pk, version=hand.version, **who))
 
 
 def view_in(table: Table, language: str) -> selectors.TableView:

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from django.db import DatabaseError, OperationalError, connection
 
+from bench.processes import ROOT, base_env, database_url_for_processes
 from games import clock, services
 from games.clock import ClockTicker, TickerProcess
 from games.engine import move_to_json
 from games.models import Hand
 from tests.games.test_clocks import started_hand, wait_for_outcome
-from tests.processes import ROOT, base_env, database_url_for_processes
 
 
 def at(moment: datetime) -> clock.Clock:
@@ -53,11 +53,13 @@ def test_a_hand_read_as_due_before_a_move_is_left_alone_after_it():
     due, _ = clock.due_timeouts(late)
     assert due == [(hand.pk, 1)]
     state = hand.engine_state
-    services.hand_act(
-        hand_id=hand.pk,
-        move=move_to_json(state.legal_moves()[0]),
-        version=1,
-        user=hand.match.players.get(seat=state.to_move).user,
+    services.execute(
+        services.move_action(
+            move_to_json(state.legal_moves()[0]),
+            hand_id=hand.pk,
+            version=1,
+            user=hand.match.players.get(seat=state.to_move).user,
+        )
     )
     # The ticker read version 1; the move made it 2: only the version protects the hand.
     assert clock.apply_timeouts(due, now=at(late)) == []
@@ -69,15 +71,15 @@ def test_a_hand_read_as_due_before_a_move_is_left_alone_after_it():
 def test_a_hand_whose_timeout_fails_rests_while_the_others_are_applied(monkeypatch):
     broken, fine = started_hand(base_seconds=60), started_hand(base_seconds=60)
     now = max(broken.deadline, fine.deadline) + timedelta(milliseconds=1)
-    real, tried = services.hand_timeout, []
+    real, tried = services.execute, []
 
-    def hand_timeout(*, hand_id: int, **kwargs: object) -> bool:
-        tried.append(hand_id)
-        if hand_id == broken.pk:
+    def execute(action: services.Timeout, **kwargs: object) -> object:
+        tried.append(action.hand_id)
+        if action.hand_id == broken.pk:
             raise RuntimeError("a broken hand")
-        return real(hand_id=hand_id, **kwargs)
+        return real(action, **kwargs)
 
-    monkeypatch.setattr(services, "hand_timeout", hand_timeout)
+    monkeypatch.setattr(services, "execute", execute)
     seconds = [0.0]
     ticker = ClockTicker(now=at(now), monotonic=lambda: seconds[0])
     ticker.tick()
@@ -123,13 +125,13 @@ def assert_back_to(backends: int) -> None:
 def test_a_burst_of_due_hands_is_applied_side_by_side_and_leaves_no_connection(monkeypatch):
     hands = [started_hand(base_seconds=60) for _ in range(2 * clock.HANDS_PER_THREAD + 1)]
     now = max(hand.deadline for hand in hands) + timedelta(milliseconds=1)
-    real, threads = services.hand_timeout, set()
+    real, threads = services.execute, set()
 
-    def hand_timeout(**kwargs: object) -> bool:
+    def execute(action: services.Timeout, **kwargs: object) -> object:
         threads.add(threading.get_ident())
-        return real(**kwargs)
+        return real(action, **kwargs)
 
-    monkeypatch.setattr(services, "hand_timeout", hand_timeout)
+    monkeypatch.setattr(services, "execute", execute)
     before = database_backends()
     ClockTicker(threads=3, now=at(now)).tick()
     assert len(threads) == 3

@@ -44,11 +44,13 @@ def play(moves: int) -> list[Hand]:
             services.match_next_hand(match_id=match.pk, after_number=hand.number)
         else:
             state = hand.engine_state
-            services.hand_act(
-                hand_id=hand.pk,
-                move=move_to_json(state.legal_moves()[0]),
-                version=hand.version,
-                user=hand.match.players.get(seat=state.to_move).user,
+            services.execute(
+                services.move_action(
+                    move_to_json(state.legal_moves()[0]),
+                    hand_id=hand.pk,
+                    version=hand.version,
+                    user=hand.match.players.get(seat=state.to_move).user,
+                )
             )
             moves -= 1
         match.refresh_from_db()

@@ -22,12 +22,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from games import services
-from games.engine import move_to_json
-from games.models import Hand
-from pan_site.tasks import heartbeat
-from tests.factories import make_table
-from tests.processes import (
+from bench.processes import (
     ROOT,
     base_env,
     celery_beat_args,
@@ -37,6 +32,11 @@ from tests.processes import (
     running,
     wait_for_log,
 )
+from games import services
+from games.engine import move_to_json
+from games.models import Hand
+from pan_site.tasks import heartbeat
+from tests.factories import make_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
@@ -130,11 +130,8 @@ def race_move_against_timeout() -> tuple[Hand, dict[str, bool]]:
     def play() -> None:
         barrier.wait()
         try:
-            services.hand_act(
-                hand_id=hand.pk,
-                move=move,
-                version=1,
-                user=mover,
+            services.execute(
+                services.move_action(move, hand_id=hand.pk, version=1, user=mover),
                 now=hand.deadline - timedelta(milliseconds=1),
             )
             results["move"] = True
@@ -146,9 +143,11 @@ def race_move_against_timeout() -> tuple[Hand, dict[str, bool]]:
     def expire() -> None:
         barrier.wait()
         try:
-            results["timeout"] = services.hand_timeout(
-                hand_id=hand.pk, version=1, now=hand.deadline + timedelta(milliseconds=1)
+            applied = services.execute(
+                services.Timeout(hand_id=hand.pk, version=1),
+                now=hand.deadline + timedelta(milliseconds=1),
             )
+            results["timeout"] = applied is not None
         finally:
             close_old_connections()
 

@@ -61,11 +61,13 @@ def started_table(players: int = 2) -> Started:
 def play_first_move(g: Started) -> None:
     """The player to move plays his first legal move, through the service."""
     move = g.state.legal_moves()[0]
-    services.hand_act(
-        hand_id=g.hand.pk,
-        move={"type": "play", "cards": list(move.cards)},
-        version=g.hand.version,
-        user=g.by_seat[g.state.to_move],
+    services.execute(
+        services.move_action(
+            {"type": "play", "cards": list(move.cards)},
+            hand_id=g.hand.pk,
+            version=g.hand.version,
+            user=g.by_seat[g.state.to_move],
+        )
     )
 
 
@@ -406,7 +408,9 @@ async def test_lags_are_read_again_for_the_tables_due_together_in_one_read(monke
 def _time_out(hand_id: int) -> Hand:
     """The player to move runs out of time (the clock is injected, not slept on)."""
     hand = Hand.objects.get(pk=hand_id)
-    assert services.hand_timeout(hand_id=hand.pk, now=hand.deadline + timedelta(seconds=1))
+    assert services.execute(
+        services.Timeout(hand_id=hand.pk), now=hand.deadline + timedelta(seconds=1)
+    )
     return Hand.objects.get(pk=hand_id)
 
 
@@ -423,10 +427,11 @@ async def test_the_next_hand_reaches_players_and_spectators_without_a_reload():
     for ws in (player, spectator):
         await frames_until(ws, 'id="seats"')
     # Hand 1 goes on for a while (its version passes the next hand's first ones)...
-    await database_sync_to_async(services.hand_act)(
-        hand_id=g.hand.pk, move={"type": "play", "cards": ["9H"]}, version=1,
-        user=g.by_seat[g.state.to_move],
-    )  # fmt: skip
+    mover = g.by_seat[g.state.to_move]
+    opening = services.move_action(
+        {"type": "play", "cards": ["9H"]}, hand_id=g.hand.pk, version=1, user=mover
+    )
+    await database_sync_to_async(services.execute)(opening)
     ended = await database_sync_to_async(_time_out)(g.hand.pk)
     assert ended.version == 3
     for ws in (player, spectator):
@@ -442,8 +447,10 @@ async def test_the_next_hand_reaches_players_and_spectators_without_a_reload():
     # And a move of hand 2 reaches both too.
     mover = g.by_seat[state.to_move]
     base = next(c for c in state.hand(state.to_move) if c == "9H")
-    await database_sync_to_async(services.hand_act)(
-        hand_id=second.pk, move={"type": "play", "cards": [base]}, version=1, user=mover
+    await database_sync_to_async(services.execute)(
+        services.move_action(
+            {"type": "play", "cards": [base]}, hand_id=second.pk, version=1, user=mover
+        )
     )
     for ws in (player, spectator):
         await frames_until(ws, f'data-hand="{second.pk}" data-version="2"')
@@ -687,7 +694,7 @@ async def test_a_move_while_the_database_is_unreachable_is_refused_and_the_socke
 
     import psycopg
 
-    from core import adb
+    from live import adb
 
     g = await started_table()
     mover = g.by_seat[g.state.to_move]

@@ -59,8 +59,8 @@ def test_a_move_after_the_day_deadline_is_refused_and_the_timeout_applies_once()
     with pytest.raises(services.Refused, match="Your time ran out"):
         act_first_legal(hand, late)
     # Every other layer of the clock finds nothing left to do.
-    assert services.hand_timeout(hand_id=hand.pk, now=late) is False
-    assert services.hand_check_deadline(hand_id=hand.pk, now=late + DAY) is False
+    assert services.execute(services.Timeout(hand_id=hand.pk), now=late) is None
+    assert services.execute(services.Timeout(hand_id=hand.pk), now=late + DAY) is None
     ClockTicker(now=lambda: late + DAY).tick()
     hand.refresh_from_db()
     assert hand.outcome["reason"] == "timeout" and hand.outcome["loser"] == late_seat
@@ -98,11 +98,13 @@ def test_the_turn_signal_goes_once_per_turn_to_the_person_to_move(
     assert turns[1]["deadline"] == t0 + timedelta(hours=2) + 5 * DAY
     # A move on a stale page is refused: no turn passed, no signal.
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(services.Refused):
-        services.hand_act(
-            hand_id=hand.pk,
-            move=move_to_json(moved.engine_state.legal_moves()[0]),
-            version=hand.version,
-            user=moved.match.players.get(seat=moved.engine_state.to_move).user,
+        services.execute(
+            services.move_action(
+                move_to_json(moved.engine_state.legal_moves()[0]),
+                hand_id=hand.pk,
+                version=hand.version,
+                user=moved.match.players.get(seat=moved.engine_state.to_move).user,
+            ),
             now=t0 + timedelta(hours=3),
         )
     assert len(turns) == 2
@@ -159,6 +161,6 @@ def test_a_whole_correspondence_match_is_played_out_on_time():
             services.match_next_hand(match_id=match.pk, after_number=hand.number, now=now)
         else:
             now = hand.deadline + timedelta(seconds=1)
-            assert services.hand_timeout(hand_id=hand.pk, now=now)
+            assert services.execute(services.Timeout(hand_id=hand.pk), now=now)
         match.refresh_from_db()
     assert match.hands.count() >= 3

@@ -30,8 +30,10 @@ def move(hand: Hand, by_seat: dict, index: int = 0) -> Hand:
     state = hand.engine_state
     legal = state.legal_moves()
     choice = move_to_json(legal[index % len(legal)])
-    return services.hand_act(
-        hand_id=hand.pk, move=choice, version=hand.version, user=by_seat[state.to_move]
+    return services.execute(
+        services.move_action(
+            choice, hand_id=hand.pk, version=hand.version, user=by_seat[state.to_move]
+        )
     )
 
 

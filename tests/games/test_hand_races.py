@@ -21,12 +21,12 @@ import psycopg
 import pytest
 from django.db import connection, transaction
 
-from core import adb
 from core.errors import Refused
 from games import selectors
 from games import services as games
 from games.engine import move_to_json
 from games.models import Action, Hand
+from live import adb
 from moderation import services as moderation
 from tests.factories import make_moderator, make_table
 from tests.tournaments.helpers import hands_in_play, make_tournament, started
@@ -90,7 +90,9 @@ def next_move(hand: Hand) -> dict:
 
 def a_bot_moves(hand: Hand) -> Callable[[], Hand]:
     move, version = next_move(hand), hand.version
-    return lambda: games.hand_act(hand_id=hand.pk, move=move, version=version, as_bot=True)
+    return lambda: games.execute(
+        games.move_action(move, hand_id=hand.pk, version=version, as_bot=True)
+    )
 
 
 def shown(hand: Hand) -> selectors.TableSnapshot:
@@ -173,7 +175,7 @@ def table_hand() -> tuple[Hand, Callable[[], Hand], Callable[[], Hand]]:
         return moderation.hand_abort(table_id=table.pk, by=moderator, reason="test")
 
     def player_moves() -> Hand:
-        return games.hand_act(hand_id=hand.pk, move=move, version=version, user=mover)
+        return games.execute(games.move_action(move, hand_id=hand.pk, version=version, user=mover))
 
     return hand, player_moves, stop
 
@@ -218,7 +220,9 @@ def test_a_pause_that_commits_first_refuses_the_live_rooms_move():
 
     def live_move() -> Hand:
         return asyncio.run(
-            games.hand_act_async(hand_id=hand.pk, move=move, version=version, user=mover)
+            games.execute_async(
+                games.move_action(move, hand_id=hand.pk, version=version, user=mover)
+            )
         )
 
     racer = race(pause, live_move)

@@ -1,5 +1,5 @@
-"""The one move pipeline (services.moves) from the event loop (``hand_act_async``) on
-PostgreSQL and the Redis layer: it records and refuses as ``hand_act`` does, writes the
+"""The one move pipeline (services.moves) from the event loop (``execute_async``) on
+PostgreSQL and the Redis layer: it records and refuses as ``execute`` does, writes the
 end of a hand and a clock run out with their consequences, judges on the live room's
 copy when it is at the page's version, and two moves at once never both land."""
 
@@ -74,8 +74,8 @@ async def test_a_move_in_the_loop_is_recorded_and_announced_as_hand_act_does_it(
     now = hand.turn_started_at + timedelta(seconds=7)
     frame = await shown(hand)
 
-    after = await services.hand_act_async(
-        hand_id=hand.pk, move=move, version=1, user=by_seat[mover_seat], now=now
+    after = await services.execute_async(
+        services.move_action(move, hand_id=hand.pk, version=1, user=by_seat[mover_seat]), now=now
     )
 
     assert after is not None and after.version == 2
@@ -112,7 +112,8 @@ async def test_refused_moves_change_nothing():
     ]
     for kwargs, message in cases:
         with pytest.raises(Refused) as refused:
-            await services.hand_act_async(hand_id=hand.pk, **kwargs)
+            action = services.move_action(kwargs.pop("move"), hand_id=hand.pk, **kwargs)
+            await services.execute_async(action)
         assert message in str(refused.value.message)
     row, actions = await fresh(hand)
     assert (row.version, row.state, actions) == (1, hand.state, [])
@@ -124,8 +125,9 @@ async def test_a_clock_run_out_is_applied_and_the_move_refused():
     late = hand.deadline + timedelta(seconds=1)
 
     with pytest.raises(Refused) as refused:
-        await services.hand_act_async(
-            hand_id=hand.pk, move=first_legal(hand), version=1, user=mover, now=late
+        await services.execute_async(
+            services.move_action(first_legal(hand), hand_id=hand.pk, version=1, user=mover),
+            now=late,
         )
 
     assert refused.value.resync
@@ -143,11 +145,13 @@ async def test_the_move_that_ends_the_hand_is_written_with_the_letter():
         row, _actions = await fresh(hand)
         if row.outcome is not None:
             break
-        await services.hand_act_async(
-            hand_id=hand.pk,
-            move=first_legal(row),
-            version=row.version,
-            user=by_seat[row.engine_state.to_move],
+        await services.execute_async(
+            services.move_action(
+                first_legal(row),
+                hand_id=hand.pk,
+                version=row.version,
+                user=by_seat[row.engine_state.to_move],
+            )
         )
     assert row.version == 11  # the 10th action ended it
     match = await database_sync_to_async(Match.objects.get)(pk=hand.match_id)
@@ -164,8 +168,8 @@ async def test_two_moves_at_once_land_once(kept: bool):
     copy = await known(hand) if kept else None
 
     def one() -> asyncio.Future:
-        return services.hand_act_async(
-            hand_id=hand.pk, move=move, version=1, user=mover, now=now, known=copy
+        return services.execute_async(
+            services.move_action(move, hand_id=hand.pk, version=1, user=mover), now=now, known=copy
         )
 
     results = await asyncio.gather(one(), one(), return_exceptions=True)
@@ -195,8 +199,10 @@ async def test_a_move_judged_on_the_kept_hand_is_written_as_one_read_from_the_ro
     kept_state = kept[0].state
     frame = await shown(hand)
 
-    after = await services.hand_act_async(
-        hand_id=hand.pk, move=move, version=1, user=by_seat[mover_seat], now=now, known=kept
+    after = await services.execute_async(
+        services.move_action(move, hand_id=hand.pk, version=1, user=by_seat[mover_seat]),
+        now=now,
+        known=kept,
     )
 
     assert kept[0].version == 1 and kept[0].state == kept_state  # the kept copy unchanged
@@ -224,11 +230,8 @@ async def test_a_clock_run_out_on_the_kept_copy_is_applied_whichever_seat_it_is(
     late = hand.deadline + timedelta(seconds=1)
 
     with pytest.raises(Refused) as refused:
-        await services.hand_act_async(
-            hand_id=hand.pk,
-            move=first_legal(hand),
-            version=1,
-            user=by_seat[0],
+        await services.execute_async(
+            services.move_action(first_legal(hand), hand_id=hand.pk, version=1, user=by_seat[0]),
             now=late,
             known=kept,
         )
@@ -242,15 +245,16 @@ async def test_a_kept_copy_behind_the_page_is_not_used_and_the_move_lands():
     hand, by_seat = await started()
     kept = await known(hand)  # version 1
     first = by_seat[hand.engine_state.to_move]
-    await services.hand_act_async(hand_id=hand.pk, move=first_legal(hand), version=1, user=first)
+    await services.execute_async(
+        services.move_action(first_legal(hand), hand_id=hand.pk, version=1, user=first)
+    )
     row, _actions = await fresh(hand)
 
     # The page shows version 2; this process still holds version 1.
-    after = await services.hand_act_async(
-        hand_id=hand.pk,
-        move=first_legal(row),
-        version=2,
-        user=by_seat[row.engine_state.to_move],
+    after = await services.execute_async(
+        services.move_action(
+            first_legal(row), hand_id=hand.pk, version=2, user=by_seat[row.engine_state.to_move]
+        ),
         known=kept,
     )
 
@@ -265,10 +269,12 @@ async def test_a_kept_copy_the_row_has_left_writes_nothing():
     mover = by_seat[hand.engine_state.to_move]
     move = first_legal(hand)
     # Another process made the move; this one still holds version 1.
-    await services.hand_act_async(hand_id=hand.pk, move=move, version=1, user=mover)
+    await services.execute_async(services.move_action(move, hand_id=hand.pk, version=1, user=mover))
 
     with pytest.raises(Refused) as refused:
-        await services.hand_act_async(hand_id=hand.pk, move=move, version=1, user=mover, known=kept)
+        await services.execute_async(
+            services.move_action(move, hand_id=hand.pk, version=1, user=mover), known=kept
+        )
 
     # Judged on the copy, written by nobody: the version had gone; the row says why.
     assert str(refused.value.message) == "It is not your turn."
@@ -288,8 +294,9 @@ async def test_a_seat_handed_to_a_bot_since_the_copy_was_kept_writes_nothing():
     await hand_his_seat_to_a_bot()
 
     with pytest.raises(Refused) as refused:
-        await services.hand_act_async(
-            hand_id=hand.pk, move=first_legal(hand), version=1, user=mover, known=kept
+        await services.execute_async(
+            services.move_action(first_legal(hand), hand_id=hand.pk, version=1, user=mover),
+            known=kept,
         )
 
     # Judged on the copy; the write found the players changed, and the row says why.

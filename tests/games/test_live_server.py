@@ -19,10 +19,10 @@ from django.test import Client
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from bench.processes import free_port, running, serve_args, site_env, wait_for_port
 from games import services
 from games.models import Hand
 from tests.factories import make_table, seated_users
-from tests.processes import free_port, running, serve_args, site_env, wait_for_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 

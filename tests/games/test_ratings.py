@@ -79,10 +79,14 @@ def test_a_player_who_leaves_during_the_match_ranks_below_everyone_who_stayed():
             continue
         state = hand.engine_state
         if match.players.get(seat=state.to_move).user == stayer:
-            services.hand_timeout(hand_id=hand.pk, now=hand.deadline + timedelta(seconds=1))
+            services.execute(
+                services.Timeout(hand_id=hand.pk), now=hand.deadline + timedelta(seconds=1)
+            )
         else:
             move = move_to_json(state.legal_moves()[0])
-            services.hand_act(hand_id=hand.pk, move=move, version=hand.version, as_bot=True)
+            services.execute(
+                services.move_action(move, hand_id=hand.pk, version=hand.version, as_bot=True)
+            )
     assert match.players.get(user=leaver).place == 1
     assert mu_of(leaver) < RATING_MU < mu_of(stayer)
 

@@ -179,7 +179,9 @@ def test_an_engine_refusal_reaches_a_polish_player_in_polish():
 
     def act(move):
         with pytest.raises(services.Refused) as info:
-            services.hand_act(hand_id=hand.pk, move=move, version=hand.version, user=mover)
+            services.execute(
+                services.move_action(move, hand_id=hand.pk, version=hand.version, user=mover)
+            )
         return info.value.message
 
     with translation.override("pl"):

@@ -33,11 +33,10 @@ def act_first_legal(hand: Hand, now=None) -> Hand:
     move = hand.engine_state.legal_moves()[0]
     from games.engine import move_to_json
 
-    services.hand_act(
-        hand_id=hand.pk,
-        move=move_to_json(move),
-        version=hand.version,
-        user=player_to_move(hand),
+    services.execute(
+        services.move_action(
+            move_to_json(move), hand_id=hand.pk, version=hand.version, user=player_to_move(hand)
+        ),
         now=now,
     )
     hand.refresh_from_db()
@@ -150,26 +149,40 @@ def test_refusals_change_nothing():
     before = _snapshot(hand)
 
     with pytest.raises(services.Refused, match=r"It is not your turn\."):
-        services.hand_act(hand_id=hand.pk, move=legal, version=hand.version, user=other)
+        services.execute(
+            services.move_action(legal, hand_id=hand.pk, version=hand.version, user=other)
+        )
     with pytest.raises(services.Refused, match=r"You are not playing in this hand\."):
-        services.hand_act(hand_id=hand.pk, move=legal, version=hand.version, user=make_user())
+        services.execute(
+            services.move_action(legal, hand_id=hand.pk, version=hand.version, user=make_user())
+        )
     with pytest.raises(services.Refused, match="The table has changed") as stale:
-        services.hand_act(hand_id=hand.pk, move=legal, version=hand.version - 1, user=mover)
+        services.execute(
+            services.move_action(legal, hand_id=hand.pk, version=hand.version - 1, user=mover)
+        )
     assert stale.value.resync
     # A card of the other player's (the mover may well hold all four aces).
     not_held = state.hand(1 - state.to_move)[0]
     with pytest.raises(services.Refused, match="Illegal move"):
-        services.hand_act(
-            hand_id=hand.pk,
-            move={"type": "play", "cards": [not_held]},
-            version=hand.version,
-            user=mover,
+        services.execute(
+            services.move_action(
+                {"type": "play", "cards": [not_held]},
+                hand_id=hand.pk,
+                version=hand.version,
+                user=mover,
+            )
         )
     with pytest.raises(services.Refused, match="That is not a move"):
-        services.hand_act(hand_id=hand.pk, move={"type": "dance"}, version=hand.version, user=mover)
+        services.execute(
+            services.move_action(
+                {"type": "dance"}, hand_id=hand.pk, version=hand.version, user=mover
+            )
+        )
     with pytest.raises(services.Refused, match="Illegal move"):
-        services.hand_act(
-            hand_id=hand.pk, move={"type": "timeout"}, version=hand.version, user=mover
+        services.execute(
+            services.move_action(
+                {"type": "timeout"}, hand_id=hand.pk, version=hand.version, user=mover
+            )
         )
     _assert_unchanged(hand, before)
 
@@ -180,11 +193,13 @@ def test_the_opening_must_be_the_base_card():
     state: HandState = hand.engine_state
     other_card = next(c for c in state.hand(state.to_move) if c != "9H")
     with pytest.raises(services.Refused, match="Illegal move"):
-        services.hand_act(
-            hand_id=hand.pk,
-            move={"type": "play", "cards": [other_card]},
-            version=hand.version,
-            user=player_to_move(hand),
+        services.execute(
+            services.move_action(
+                {"type": "play", "cards": [other_card]},
+                hand_id=hand.pk,
+                version=hand.version,
+                user=player_to_move(hand),
+            )
         )
 
 
@@ -198,11 +213,10 @@ def test_a_move_after_the_deadline_is_refused_and_the_timeout_applied_first():
     mover_seat = hand.engine_state.to_move
     move = {"type": "play", "cards": list(hand.engine_state.legal_moves()[0].cards)}
     with pytest.raises(services.Refused, match="Your time ran out"):
-        services.hand_act(
-            hand_id=hand.pk,
-            move=move,
-            version=hand.version,
-            user=player_to_move(hand),
+        services.execute(
+            services.move_action(
+                move, hand_id=hand.pk, version=hand.version, user=player_to_move(hand)
+            ),
             now=t0 + timedelta(seconds=31),
         )
     hand.refresh_from_db()
@@ -223,10 +237,15 @@ def test_a_timeout_task_from_an_earlier_turn_does_nothing():
     old_version = hand.version
     hand = act_first_legal(hand, now=t0 + timedelta(seconds=1))
     late = t0 + timedelta(minutes=5)
-    assert services.hand_timeout(hand_id=hand.pk, version=old_version, now=late) is False
+    assert (
+        services.execute(services.Timeout(hand_id=hand.pk, version=old_version), now=late) is None
+    )
     hand.refresh_from_db()
     assert hand.outcome is None
-    assert services.hand_timeout(hand_id=hand.pk, version=hand.version, now=late) is True
+    assert (
+        services.execute(services.Timeout(hand_id=hand.pk, version=hand.version), now=late)
+        is not None
+    )
 
 
 def test_a_timeout_before_the_deadline_does_nothing():
@@ -234,7 +253,10 @@ def test_a_timeout_before_the_deadline_does_nothing():
     t0 = timezone.now()
     hand = start(table, now=t0)
     assert (
-        services.hand_timeout(hand_id=hand.pk, version=1, now=t0 + timedelta(seconds=29)) is False
+        services.execute(
+            services.Timeout(hand_id=hand.pk, version=1), now=t0 + timedelta(seconds=29)
+        )
+        is None
     )
 
 

@@ -27,11 +27,13 @@ def tables_in_every_state() -> list[Table]:
     move = hand.engine_state.legal_moves()[0]
     seat_to_move = hand.engine_state.to_move
     mover = hand.match.players.get(seat=seat_to_move).user
-    services.hand_act(
-        hand_id=hand.pk,
-        move={"type": "play", "cards": list(move.cards)},
-        version=hand.version,
-        user=mover,
+    services.execute(
+        services.move_action(
+            {"type": "play", "cards": list(move.cards)},
+            hand_id=hand.pk,
+            version=hand.version,
+            user=mover,
+        )
     )
     finished = make_table(players=2, base_seconds=60)
     play_to_pan_on_time(finished)

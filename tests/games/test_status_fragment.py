@@ -33,11 +33,13 @@ def test_the_kept_status_is_the_drawn_one_at_every_move():
         versions.add(view.version)
         state = hand.engine_state
         moves = state.legal_moves()
-        services.hand_act(
-            hand_id=hand.pk,
-            move=move_to_json(moves[turn % len(moves)]),
-            version=hand.version,
-            user=users[state.to_move],
+        services.execute(
+            services.move_action(
+                move_to_json(moves[turn % len(moves)]),
+                hand_id=hand.pk,
+                version=hand.version,
+                user=users[state.to_move],
+            )
         )
         hand.refresh_from_db()
         if hand.is_over:

@@ -31,9 +31,11 @@ def _long_ago(hand: Hand, **fields: object) -> None:
 
 def test_the_sweep_deals_a_hand_whose_pause_is_long_over_and_only_once():
     ended = _started()
-    services.hand_timeout(hand_id=ended.pk, now=ended.deadline + timedelta(seconds=1))
+    services.execute(services.Timeout(hand_id=ended.pk), now=ended.deadline + timedelta(seconds=1))
     recent = _started()
-    services.hand_timeout(hand_id=recent.pk, now=recent.deadline + timedelta(seconds=1))
+    services.execute(
+        services.Timeout(hand_id=recent.pk), now=recent.deadline + timedelta(seconds=1)
+    )
     _long_ago(ended, finished_at=timezone.now() - timedelta(minutes=1))
     _long_ago(recent, finished_at=timezone.now())  # its pause is not over yet
     in_play = _started()

@@ -266,8 +266,10 @@ def open_the_pile(table) -> None:
     """The holder of the base card plays it: the pile's top is the nine of hearts."""
     hand = selectors.current_hand(selectors.current_match(table))
     opener = hand.match.players.get(seat=hand.engine_state.to_move).user
-    services.hand_act(
-        hand_id=hand.pk, move={"type": "play", "cards": ["9H"]}, version=hand.version, user=opener
+    services.execute(
+        services.move_action(
+            {"type": "play", "cards": ["9H"]}, hand_id=hand.pk, version=hand.version, user=opener
+        )
     )
 
 

@@ -83,7 +83,7 @@ def finished_hand(*, public: bool = True) -> Hand:
     now = timezone.now()
     services.match_start(table_id=table.pk, by=table.owner, now=now)
     hand = Hand.objects.get(match__table=table)
-    services.hand_timeout(hand_id=hand.pk, now=now + timedelta(seconds=31))
+    services.execute(services.Timeout(hand_id=hand.pk), now=now + timedelta(seconds=31))
     hand.refresh_from_db()
     return hand
 
@@ -237,9 +237,13 @@ def test_one_snapshot_names_the_bot_in_each_viewers_language_in_its_box_and_the_
         bot_moved = hand.match.players.get(seat=state.to_move).user is None
         move = move_to_json(state.legal_moves()[0])
         if bot_moved:
-            services.hand_act(hand_id=hand.pk, move=move, version=hand.version, as_bot=True)
+            services.execute(
+                services.move_action(move, hand_id=hand.pk, version=hand.version, as_bot=True)
+            )
         else:
-            services.hand_act(hand_id=hand.pk, move=move, version=hand.version, user=table.owner)
+            services.execute(
+                services.move_action(move, hand_id=hand.pk, version=hand.version, user=table.owner)
+            )
         hand.refresh_from_db()
     snapshot = selectors.table_snapshot(table_id=table.pk)
     drawn = {}
@@ -288,7 +292,7 @@ def test_the_replay_tells_bots_of_one_level_apart_by_their_seat(english):
     with translation.override("en"):
         services.match_start(table_id=table.pk, by=table.owner, now=now)
     hand = Hand.objects.get(match__table=table)
-    services.hand_timeout(hand_id=hand.pk, now=now + timedelta(seconds=31))
+    services.execute(services.Timeout(hand_id=hand.pk), now=now + timedelta(seconds=31))
     page = english.get(hand.get_absolute_url()).content.decode()
     names = re.findall(r'<div data-part="hand"><strong>([^<]*)</strong>', page)
     assert sorted(names[1:]) == [f"Bot: greedy (seat {n})" for n in (2, 3, 4)]

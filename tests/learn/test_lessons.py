@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from games.engine import HandState, Play, Rules
-from games.teaching import Lesson, TeachingDataError, lessons, load_lessons
-from games.teaching.lessons import LEARNER, move_key
+from games.teaching import TeachingDataError
+from learn.lessons import LEARNER, Lesson, lessons, load_lessons, move_key
 
 
 def _walk(lesson: Lesson, state: HandState, step: int) -> int:
@@ -77,6 +77,32 @@ def test_the_course_follows_the_issue() -> None:
     ]
     options = {"deck", "jokers", "beton", "three-cards", "pickup", "voluntary-pickup"}
     assert options | {"spades-back", "tie-rule", "max-actions"} == set(slugs[8:])
+
+
+def test_an_option_lesson_points_to_its_rule_section_and_does_not_copy_it() -> None:
+    """Each lesson of a table option names the rule section that explains that option; its
+    own text says only what this table does, never a sentence of the section's."""
+    from games.teaching.sections import option_section
+
+    for lesson in lessons()[8:]:
+        changed = {
+            name
+            for name in Rules.__dataclass_fields__
+            if getattr(lesson.position.rules, name) != getattr(Rules(), name)
+        }
+        section = lesson.rule_section()
+        assert section is not None, lesson.slug
+        assert changed and all(option_section(name) == section for name in changed), lesson.slug
+        for language in ("en", "pl"):
+            rule_sentences = {
+                sentence.strip()
+                for paragraph in section.paragraphs(language)
+                for sentence in paragraph.split(". ")
+                if len(sentence) > 30
+            }
+            own = " ".join(lesson.paragraphs(language))
+            assert not [s for s in rule_sentences if s in own], (lesson.slug, language)
+    assert all(lesson.rule_section() is None for lesson in lessons()[:8] if not lesson.rule)
 
 
 def test_the_core_course_plays_three_nines_on_the_lone_nine_of_hearts() -> None:
@@ -149,6 +175,7 @@ def test_a_good_file_loads(tmp_path: Path) -> None:
         (('hand = ["KS"]', 'hand = ["KS"]\ncolour = 1'), "unknown key"),
         (('slug = "sample"', 'slug = "Sample!"'), "slug must be"),
         (('accept = [["KS"]]', 'accept_any = "everything"'), "accept_any must be"),
+        (('slug = "sample"', 'slug = "sample"\nrule = "no-such-section"'), "names no rule"),
     ],
 )
 def test_a_file_with_a_mistake_is_refused(tmp_path: Path, change, message: str) -> None:

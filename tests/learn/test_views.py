@@ -11,8 +11,8 @@ from django.test import Client
 from django.urls import reverse
 
 from games.models import Match, Table
-from games.teaching import lesson, lessons
 from learn.forms import path_text
+from learn.lessons import lesson, lessons
 from learn.models import LessonProgress
 from tests.factories import client_for, make_user
 
@@ -211,3 +211,30 @@ def test_a_visitor_cannot_start_a_first_match():
     response = client_for().post(reverse("learn:first_match"))
     assert response.status_code == 302 and "login" in response["Location"]
     assert not Table.objects.exists()
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_an_option_lesson_shows_its_rule_section_from_the_rules_page(language: str):
+    from django.utils import translation
+
+    from games.teaching.sections import rule_sections
+
+    section = next(s for s in rule_sections() if s.anchor == "tie-rule")
+    page = (
+        client_for()
+        .get(reverse("learn:lesson", args=["tie-rule"]), HTTP_ACCEPT_LANGUAGE=language)
+        .content.decode()
+    )
+    rule = re.search(r'<section class="lesson-rule".*?</section>', page, re.S).group(0)
+    assert 'href="/rules/#tie-rule"' in rule
+    assert section.title.in_language(language) in rule
+    for paragraph in section.paragraphs(language):
+        assert paragraph in rule.replace("&#x27;", "'")
+    with translation.override(language):
+        assert translation.gettext("From the rules:") in rule
+    # What this table does follows, in the lesson's own words.
+    own = {
+        "en": "This table allows a tie only with aces.",
+        "pl": "Ten stół uznaje remis tylko asami.",
+    }
+    assert own[language] in page

@@ -280,13 +280,13 @@ def test_a_moderator_hides_a_message_and_it_leaves_the_visible_chat(mod):
 
     message.refresh_from_db()
     assert message.hidden_by == mod and message.hidden_at is not None
-    assert selectors.visible_chat(table) == []
+    assert selectors.visible_chat(table.pk) == []
     entry = only_entry(action=AUDIT.CHAT_HIDE)
     assert (entry.target_user, entry.table, entry.details["text"]) == (rude, table, "you idiot")
     with pytest.raises(services.Refused, match="already hidden"):
         moderation.chat_hide(by=mod, message_id=message.pk)
     moderation.chat_unhide(by=mod, message_id=message.pk)
-    assert selectors.visible_chat(table) == [message]
+    assert selectors.visible_chat(table.pk) == [message]
 
 
 # --- automatic limit on new tables -----------------------------------------------------------

@@ -9,18 +9,18 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from bench.push_service import PushService, Subscriber
-from notifications import push, services
-from notifications.models import Notification
-from tests.factories import make_table, make_user
-from tests.notifications.helpers import send_turn
-from tests.processes import (
+from bench.processes import (
     base_env,
     celery_worker_args,
     database_url_for_processes,
     running,
     wait_for_log,
 )
+from bench.push_service import PushService, Subscriber
+from notifications import push, services
+from notifications.models import Notification
+from tests.factories import make_table, make_user
+from tests.notifications.helpers import send_turn
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 

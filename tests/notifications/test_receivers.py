@@ -158,7 +158,9 @@ def test_a_turn_that_the_clock_ends_leaves_the_bell_and_the_next_turn_is_told(
     assert turn.read_at is None and turn.mail == Notification.Mail.PENDING
     # Nobody moves: the day runs out, the hand ends with his letter, the next is dealt.
     with django_capture_on_commit_callbacks(execute=True):
-        services.hand_timeout(hand_id=hand.pk, now=hand.deadline + timedelta(seconds=1))
+        services.execute(
+            services.Timeout(hand_id=hand.pk), now=hand.deadline + timedelta(seconds=1)
+        )
     turn.refresh_from_db()
     assert turn.read_at is not None and turn.mail == Notification.Mail.SKIPPED
     with django_capture_on_commit_callbacks(execute=True):

@@ -6,12 +6,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from bench.smtp_sink import SmtpSink
-from games.models import Hand
-from notifications import selectors, tasks
-from notifications.models import Kind, Notification
-from tests.factories import act_first_legal, first_hand, make_table
-from tests.processes import (
+from bench.processes import (
     base_env,
     celery_worker_args,
     database_url_for_processes,
@@ -19,6 +14,11 @@ from tests.processes import (
     wait_for_log,
     wait_until,
 )
+from bench.smtp_sink import SmtpSink
+from games.models import Hand
+from notifications import selectors, tasks
+from notifications.models import Kind, Notification
+from tests.factories import act_first_legal, first_hand, make_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 

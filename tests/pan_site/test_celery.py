@@ -8,8 +8,7 @@ import sys
 
 import pytest
 
-from pan_site.management.commands.worker_selftest import run_countdown_selftest
-from tests.processes import (
+from bench.processes import (
     ROOT,
     base_env,
     celery_worker_args,
@@ -17,6 +16,7 @@ from tests.processes import (
     running,
     wait_for_log,
 )
+from pan_site.management.commands.worker_selftest import run_countdown_selftest
 
 
 def test_countdown_task_runs_in_embedded_mode_without_redis(tmp_path):

@@ -10,8 +10,8 @@ import sys
 import pytest
 from django.test import Client, override_settings
 
+from bench.processes import ROOT, base_env, database_url_for_processes, free_port
 from tests.factories import client_for, make_user
-from tests.processes import ROOT, base_env, database_url_for_processes, free_port
 
 pytestmark = [pytest.mark.django_db, pytest.mark.redis]
 

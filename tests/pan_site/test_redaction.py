@@ -10,8 +10,8 @@ import urllib.request
 from django.test import RequestFactory
 from django.views.debug import technical_500_response
 
+from bench.processes import base_env, free_port, running, serve_args, wait_for_log, wait_for_port
 from pan_site.redaction import MASK, redact_url
-from tests.processes import base_env, free_port, running, serve_args, wait_for_log, wait_for_port
 
 SECRET = "pan_Zq3secretSECRETsecret0123456789abcdefghij"
 

@@ -9,7 +9,7 @@ import re
 import subprocess
 import sys
 
-from tests.processes import ROOT, base_env
+from bench.processes import ROOT, base_env
 
 README = ROOT / "README.md"
 

@@ -15,9 +15,9 @@ from django.test import Client
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from bench.processes import free_port, running, serve_args, site_env, wait_for_port
 from games import services
 from tests.factories import make_table, seated_users
-from tests.processes import free_port, running, serve_args, site_env, wait_for_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 

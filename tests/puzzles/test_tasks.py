@@ -9,7 +9,7 @@ import redis
 from django.conf import settings
 
 from games.models import Hand
-from games.services.analysis import hand_record
+from games.selectors.analysis import hand_record
 from puzzles import services, tasks
 from puzzles.finder import find_puzzle
 from puzzles.models import Puzzle

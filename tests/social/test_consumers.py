@@ -12,6 +12,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
+from django.utils import timezone
 
 from accounts.models import User
 from games import services as games
@@ -19,7 +20,7 @@ from games.engine import Rules, move_to_json
 from pan_site.asgi import application
 from social import presence, services
 from social.models import Challenge
-from tests.factories import make_user
+from tests.factories import act_first_legal, make_user
 from tests.games.ws import ORIGIN, connect, frames_until
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.redis]
@@ -168,12 +169,7 @@ async def test_the_count_of_games_waiting_for_his_move_follows_each_turn_live():
             if moved and player.user.username == "ola_wait":
                 return hand
             moved = True
-            games.hand_act(
-                hand_id=hand.pk,
-                move=move_to_json(hand.engine_state.legal_moves()[0]),
-                version=hand.version,
-                user=player.user,
-            )
+            act_first_legal(hand, timezone.now())
 
     ola, _janek, hands = await database_sync_to_async(two_games)()
     socket = await connect("/ws/me/", ola)
@@ -182,11 +178,13 @@ async def test_the_count_of_games_waiting_for_his_move_follows_each_turn_live():
     await frames_until(socket, r'id="my-games-count"[^>]*data-count="2"[^>]*hx-swap-oob')
     # His move passes the turn on: one game fewer waits for him.
     hand = hands[0]
-    await database_sync_to_async(games.hand_act)(
-        hand_id=hand.pk,
-        move=move_to_json(hand.engine_state.legal_moves()[0]),
-        version=hand.version,
-        user=ola,
+    await database_sync_to_async(games.execute)(
+        games.move_action(
+            move_to_json(hand.engine_state.legal_moves()[0]),
+            hand_id=hand.pk,
+            version=hand.version,
+            user=ola,
+        )
     )
     await frames_until(socket, r'id="my-games-count"[^>]*data-count="1"')
     await socket.disconnect()

@@ -85,7 +85,9 @@ def time_out(hand: Hand, *, now: datetime | None = None) -> int:
     """The player to move runs out of time: he loses the hand. Returns his engine seat."""
     hand.refresh_from_db()
     seat = hand.engine_state.to_move
-    applied = games.hand_timeout(hand_id=hand.pk, now=now or hand.deadline + timedelta(seconds=1))
+    applied = games.execute(
+        games.Timeout(hand_id=hand.pk), now=now or hand.deadline + timedelta(seconds=1)
+    )
     assert applied
     return seat
 

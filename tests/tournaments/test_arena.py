@@ -119,7 +119,11 @@ def test_a_player_who_does_not_act_in_a_game_is_paused_until_he_comes_back():
     me = game.players.get(entry__user=user)
     # The bots move until it is his turn, then his clock runs out.
     while hand.engine_state.to_move != me.seat:
-        games.hand_act(hand_id=hand.pk, move=_first_legal(hand), version=hand.version, as_bot=True)
+        games.execute(
+            games.move_action(
+                _first_legal(hand), hand_id=hand.pk, version=hand.version, as_bot=True
+            )
+        )
         hand.refresh_from_db()
     time_out(hand)
     mine = entry_of(user)
@@ -186,12 +190,14 @@ def test_berserk_halves_the_clock_before_the_first_action_and_shows_on_the_seat(
     while True:
         state = hand.engine_state
         mover = users.get(state.to_move)
-        games.hand_act(
-            hand_id=hand.pk,
-            move=_first_legal(hand),
-            version=hand.version,
-            user=mover,
-            as_bot=mover is None,
+        games.execute(
+            games.move_action(
+                _first_legal(hand),
+                hand_id=hand.pk,
+                version=hand.version,
+                user=mover,
+                as_bot=mover is None,
+            )
         )
         hand.refresh_from_db()
         if mover == careful or hand.is_over:

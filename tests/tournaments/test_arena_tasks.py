@@ -11,9 +11,9 @@ import pytest
 from django.db.models import Q
 from django.utils import timezone
 
+from bench.processes import kill_group
 from games.models import Hand
 from tests.games.test_clocks import celery_beat
-from tests.processes import kill_group
 from tests.tournaments.test_arena import make_arena
 from tests.tournaments.test_tasks import fast_worker, wait_until
 from tournaments.arena_selectors import arena_recount

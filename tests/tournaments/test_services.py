@@ -368,9 +368,9 @@ def test_pause_stops_every_clock_and_refuses_moves_until_resume():
     state = hand.engine_state
     move = move_to_json(state.legal_moves()[0])
     with pytest.raises(Refused, match="paused"):
-        games.hand_act(hand_id=hand.pk, move=move, version=hand.version, as_bot=True)
+        games.execute(games.move_action(move, hand_id=hand.pk, version=hand.version, as_bot=True))
     far = pause_at + timedelta(hours=1)
-    assert not games.hand_timeout(hand_id=hand.pk, now=far)
+    assert not games.execute(games.Timeout(hand_id=hand.pk), now=far)
     assert advance(tournament).dealt == 0
     with pytest.raises(Refused):
         services.tournament_pause(tournament_id=tournament.pk, by=staff)

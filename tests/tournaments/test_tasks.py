@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from games.models import Hand, Table
-from tests.games.test_clocks import celery_beat, process_env
-from tests.processes import (
+from bench.processes import (
     ROOT,
     celery_worker_args,
     kill_group,
@@ -26,6 +24,8 @@ from tests.processes import (
     wait_for_log,
     wait_until,
 )
+from games.models import Hand, Table
+from tests.games.test_clocks import celery_beat, process_env
 from tests.tournaments.helpers import make_tournament
 from tournaments import tasks
 from tournaments.models import Tournament

@@ -1,4 +1,4 @@
-"""The live room's connections from the event loop (core.adb): a few per loop, lent for
+"""The live room's connections from the event loop (live.adb): a few per loop, lent for
 a block, and what a database restart costs them."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from django.db import connection
 
-from core import adb
+from live import adb
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

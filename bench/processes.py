@@ -1,4 +1,5 @@
-"""Start and stop real processes (celery worker, daphne) for integration tests."""
+"""Start and stop real processes (celery worker, daphne) for the benchmarks and the
+integration tests (tests may import bench; bench never imports tests)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,14 @@
-"""The lessons of /learn/, read from ``games/teaching/lessons/*.toml``.
+"""The lessons of /learn/, read from ``learn/lessons/*.toml``.
 
 A lesson is a position and one or more steps; at each step the learner (seat 0) makes
 the move the step asks for, and the other seats answer until he is to move again::
 
     slug = "opening"                   # its address under /learn/ (lower-case words, dashes)
     order = 10                         # where it stands in the course
+    rule = "opening"                   # the rule section it teaches (optional): the page
+                                       # shows that section's text from /rules/ above the
+                                       # lesson's own, which then says only what this
+                                       # table does
     [en]
     title = "Opening with the nine of hearts"
     text = '''The introduction: paragraphs, separated by blank lines.'''
@@ -54,6 +58,7 @@ from games.teaching.sections import (
     LANGUAGES,
     POSITION_KEYS,
     Position,
+    RuleSection,
     TeachingDataError,
     Words,
     check_cards_in_deck,
@@ -62,11 +67,12 @@ from games.teaching.sections import (
     read_name_and_order,
     read_position,
     read_words,
+    rule_sections,
 )
 
 LESSONS_DIR = Path(__file__).parent / "lessons"
 ANY = ("play", "pickup", "move")
-_LESSON_KEYS = {"slug", "order", "position", "steps", *LANGUAGES}
+_LESSON_KEYS = {"slug", "order", "rule", "position", "steps", *LANGUAGES}
 _STEP_KEYS = {"accept", "accept_any", "replies", "otherwise", "wrong", *LANGUAGES}
 LEARNER = 0  # the learner's seat
 
@@ -136,10 +142,15 @@ class Lesson:
     done: Words
     position: Position
     steps: tuple[Step, ...]
+    rule: str = ""
 
     def paragraphs(self, language: str | None) -> list[str]:
         """The introduction in ``language``, one string per paragraph."""
         return self.text.paragraphs(language)
+
+    def rule_section(self) -> RuleSection | None:
+        """The rule section the lesson teaches, whose text its page shows; None if none."""
+        return _sections_by_anchor().get(self.rule) if self.rule else None
 
     def start(self) -> HandState:
         """The position of the first step."""
@@ -226,6 +237,9 @@ def _lesson(data: dict[str, Any]) -> Lesson:
     steps = data.get("steps")
     if not isinstance(steps, list) or not steps:
         raise TeachingDataError("a lesson has at least one [[steps]]")
+    rule = data.get("rule", "")
+    if rule and rule not in _sections_by_anchor():
+        raise TeachingDataError(f"rule = {rule!r} names no rule section")
     lesson = Lesson(
         slug,
         order,
@@ -234,6 +248,7 @@ def _lesson(data: dict[str, Any]) -> Lesson:
         texts["done"],
         position,
         tuple(_step(item, f"step {n}") for n, item in enumerate(steps, 1)),
+        rule,
     )
     moves = [
         m.cards
@@ -276,3 +291,8 @@ def _step(data: dict[str, Any], where: str) -> Step:
             for item in wrong
         ),
     )
+
+
+@functools.cache
+def _sections_by_anchor() -> dict[str, RuleSection]:
+    return {section.anchor: section for section in rule_sections()}
