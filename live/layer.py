@@ -31,9 +31,9 @@ a subclass of channels_redis's (which would have to override its private methods
   it is published on ``<prefix>specific.<loop>!`` with its ``<id>`` in front. Opening
   a socket's channel costs no trip to Redis once its loop has subscribed, and Redis
   holds one subscription per loop rather than one per socket.
-- A consumer may take its channel's messages from the queue itself (``inbox``,
-  ``drop_channel``) and put messages of its own there (the websocket's frames); a
-  sender in the server's loop need not wait for Redis (``announce``).
+- A consumer's channel is forgotten, with its groups, when the consumer ends: its
+  ``receive`` cancelled, or ``drop_channel``; a sender in the server's loop need not wait
+  for Redis (``announce``).
 
 State (queues, groups, connections) is per running event loop, in a
 ``weakref.WeakKeyDictionary``: asyncio connections belong to the loop that opened them.
@@ -560,9 +560,9 @@ class PubSubChannelLayer(BaseChannelLayer):
         return data
 
     def message(self, item: bytes | dict[str, Any]) -> dict[str, Any]:
-        """A message as a channel's queue holds it (``inbox``): the bytes Redis carried,
-        decoded (``deserialize``), or the dict a sender of the running loop gave, as a
-        dict of the receiver's own."""
+        """A message as a channel's queue holds it (``receive`` reads it so): the bytes
+        Redis carried, decoded (``deserialize``), or the dict a sender of the running loop
+        gave, as a dict of the receiver's own."""
         if isinstance(item, bytes):
             return self.deserialize(item)
         return dict(item)
@@ -674,12 +674,6 @@ class PubSubChannelLayer(BaseChannelLayer):
             await state.lifetime.aclose()
 
     # The project's own use of the layer
-
-    def inbox(self, channel: str) -> asyncio.Queue:
-        """The queue of ``channel``'s messages as they came (``message`` reads one), for a
-        consumer that takes them itself. ``KeyError`` for a channel the running loop does
-        not hold."""
-        return self._state().channels[channel]
 
     def drop_channel(self, channel: str) -> None:
         """``channel``'s consumer is gone: forget its queue and its groups here, and

@@ -8,10 +8,11 @@ is not kept for later. A sync test that wants to see what a service announced op
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from types import TracebackType
 
-from channels.layers import get_channel_layer
+from channels.layers import BaseChannelLayer, get_channel_layer
 
 
 class Inbox:
@@ -35,17 +36,19 @@ class Inbox:
             await layer.group_add(group, channel)
         await asyncio.sleep(0.2)  # the subscriptions take effect in Redis
         self._ready.set()
-        # The channel's queue, waited on directly: the layer's ``receive`` takes a timeout
-        # as the consumer's end and drops the channel, and an event that came before the
-        # next ``receive`` subscribed it again was lost (one in some hundred runs).
-        queue = layer.inbox(channel)
-        while not self._stop.is_set():
-            try:
-                item = await asyncio.wait_for(queue.get(), 0.1)
-            except TimeoutError:
-                continue
-            self._events.append(layer.message(item))
+        # As Channels' consumer loop does: ``receive`` after ``receive``, cancelled only at
+        # the end. (A ``receive`` that timed out would forget the channel and its groups,
+        # and lose what came before the next one.)
+        receiving = asyncio.ensure_future(self._receive(layer, channel))
+        await self._stop.wait()
+        receiving.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await receiving
         await layer.flush()
+
+    async def _receive(self, layer: BaseChannelLayer, channel: str) -> None:
+        while True:
+            self._events.append(await layer.receive(channel))
 
     def __enter__(self) -> Inbox:
         self._thread.start()

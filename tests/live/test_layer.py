@@ -1,7 +1,8 @@
 """Channels' layer interface on the real Redis, run against the project's layer
 (live.layer) and channels_redis's stock pub/sub layer; then the project layer's
-own methods (inbox, message, drop_channel, announce, deserialize), its origin skipping, its
-per-loop connections and its reconnection after Redis dropped the subscriber."""
+own methods (drop_channel, announce, publishes_held, deserialize), its origin skipping, its
+per-loop connections and its reconnection after Redis dropped the subscriber. Every test
+reads a channel through Channels' interface (``receive``), as a consumer does."""
 
 from __future__ import annotations
 
@@ -276,22 +277,19 @@ async def test_a_loops_channels_share_one_subscription_and_each_gets_its_own(pro
     assert (await receive(there, elsewhere))["type"] == "back"
 
 
-async def test_inbox_holds_a_channels_messages_as_they_came(project, redis):
+async def test_a_channel_receives_the_loops_own_message_as_sent_then_anothers_decoded(
+    project, redis
+):
     layer, other = project(), project()
     channel = await layer.new_channel()
-    await layer.group_add("inbox", channel)
-    await layer.group_send("inbox", {"type": "a", "n": 1})
-    inbox = layer.inbox(channel)
-    item = inbox.get_nowait()  # a group message of the loop itself: there at once, as sent
-    assert item == {"type": "a", "n": 1}
-    assert layer.message(item) == {"type": "a", "n": 1}
-    await other.group_send("inbox", {"type": "a", "n": 2})  # from Redis: encoded
-    async with asyncio.timeout(WAIT):
-        item = await inbox.get()
-    assert isinstance(item, bytes)
-    assert layer.message(item) == {"type": "a", "n": 2}
-    with pytest.raises(KeyError):
-        layer.inbox(f"{layer.prefix}specific.unknown")
+    await layer.group_add("as-they-came", channel)
+    before = layer.decodings
+    await layer.group_send("as-they-came", {"type": "a", "n": 1})  # the loop's own: as sent
+    await other.group_send("as-they-came", {"type": "a", "n": 2})  # from Redis: encoded
+    assert await receive(layer, channel) == {"type": "a", "n": 1}
+    assert layer.decodings == before
+    assert await receive(layer, channel) == {"type": "a", "n": 2}
+    assert layer.decodings == before + 1
 
 
 async def test_drop_channel_forgets_it_and_unsubscribes_in_the_background(project, redis):
@@ -301,18 +299,21 @@ async def test_drop_channel_forgets_it_and_unsubscribes_in_the_background(projec
     await layer.group_add("kept", channel)
     await layer.group_add("kept", other)
     layer.drop_channel(channel)
-    with pytest.raises(KeyError):
-        layer.inbox(channel)
     # The channels of a loop share one subscription, which stays for the others.
     assert (await redis.pubsub_numsub(redis_name(other)))[0][1] == 1
     await layer.send(channel, {"type": "for-the-dropped"})
-    await layer.send(other, {"type": "for-the-other"})
+    await layer.send(other, {"type": "for-the-other"})  # after it, on the same subscription
     assert (await receive(layer, other))["type"] == "for-the-other"
     await unsubscribed(redis, f"{layer.prefix}__group__left")  # nobody here in it any more
     assert (await redis.pubsub_numsub(f"{layer.prefix}__group__kept"))[0][1] == 1
     await layer.group_send("kept", {"type": "a"})
-    assert layer.inbox(other).qsize() == 1
+    assert await receive(layer, other) == {"type": "a"}
+    await nothing_more(layer, other)
     layer.drop_channel(channel)  # twice: nothing
+    # Nothing was kept for the dropped channel: neither the message sent to it nor the
+    # group's (a ``receive`` now opens it anew, empty).
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(layer.receive(channel), 0.2)
 
 
 async def test_announce_delivers_here_at_once_and_there_through_redis(project):
@@ -320,10 +321,10 @@ async def test_announce_delivers_here_at_once_and_there_through_redis(project):
     mine, theirs = await here.new_channel(), await there.new_channel()
     await here.group_add("announced", mine)
     await there.group_add("announced", theirs)
-    for n in range(20):
-        here.announce("announced", {"type": "a", "n": n})
-    assert here.inbox(mine).qsize() == 20  # before any await: no Redis in the way
-    assert [(await receive(here, mine))["n"] for _ in range(20)] == list(range(20))
+    async with here.publishes_held():  # Redis takes nothing from here until the block ends
+        for n in range(20):
+            here.announce("announced", {"type": "a", "n": n})
+        assert [(await receive(here, mine))["n"] for _ in range(20)] == list(range(20))
     assert [(await receive(there, theirs))["n"] for _ in range(20)] == list(range(20))
     await nothing_more(here, mine)  # its own copy from Redis was skipped
 
@@ -376,11 +377,11 @@ async def test_a_group_message_reaches_the_senders_own_member_once(project):
     mine, theirs = await here.new_channel(), await there.new_channel()
     await here.group_add("once", mine)
     await there.group_add("once", theirs)
-    sending = asyncio.ensure_future(here.group_send("once", {"type": "a"}))
-    await asyncio.sleep(0)  # one step of the send: delivered here before Redis answered
-    assert here.inbox(mine).qsize() == 1
+    async with here.publishes_held():  # the send waits for Redis until the block ends
+        sending = asyncio.ensure_future(here.group_send("once", {"type": "a"}))
+        assert await receive(here, mine) == {"type": "a"}  # delivered before Redis took it
+        assert not sending.done()
     await sending
-    assert await receive(here, mine) == {"type": "a"}
     assert await receive(there, theirs) == {"type": "a"}
     await nothing_more(here, mine)
     await nothing_more(there, theirs)
@@ -431,16 +432,13 @@ async def test_the_subscriber_reconnects_and_subscribes_again_after_redis_droppe
     killed = [c["id"] for c in await redis.client_list() if c["name"] == subscriber]
     assert len(killed) == 1
     await redis.execute_command("CLIENT", "KILL", "ID", killed[0])
-    inbox = here.inbox(channel)
+    # One ``receive`` waits throughout (one that timed out would forget the channel).
+    receiving = asyncio.ensure_future(here.receive(channel))
     async with asyncio.timeout(WAIT):
-        while True:  # a message published while the subscriber is away is lost
+        while not receiving.done():  # a message published while the subscriber is away is lost
             await there.group_send("survives", {"type": "a"})
-            try:
-                item = await asyncio.wait_for(inbox.get(), 0.2)
-            except TimeoutError:
-                continue
-            break
-    assert here.deserialize(item) == {"type": "a"}
+            await asyncio.wait([receiving], timeout=0.2)
+    assert receiving.result() == {"type": "a"}
     ids = [c["id"] for c in await redis.client_list() if c["name"] == subscriber]
     assert ids and killed[0] not in ids
     await subscribed(redis, redis_name(channel))  # the channel itself, too
@@ -588,7 +586,8 @@ async def test_a_receiver_cancelled_at_its_consumers_end_leaves_its_groups(proje
     with pytest.raises(asyncio.CancelledError):
         await receiving
     await unsubscribed(redis, name)
-    with pytest.raises(KeyError):
-        here.inbox(channel)
     await there.group_send("table-10", {"type": "move"})  # to nobody: dropped
     await here.group_send("table-10", {"type": "move"})
+    # The channel was forgotten: nothing kept for it (a ``receive`` now opens it anew).
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(here.receive(channel), 0.2)
