@@ -78,19 +78,20 @@ E2E_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS
 E2E_PART = $(E2E_ENV) PAN_E2E_PART=$(1)/2 CELERY_QUEUE=pan-e2e-$(1) CHANNELS_PREFIX=pan-e2e-$(1)
 
 # The rest of the suite runs in two processes side by side too (tests/conftest.py): the
-# games' tests, which wait most (sockets, workers, clocks) and took as long as all the
-# others together, in a second one with its own test database, queue and key prefix.
+# games' and the tournaments' tests, which wait most (sockets, workers, clocks), in a
+# second one with its own test database, queue and key prefix. With the browser tests in
+# two, the rest took 15.7 minutes, the games' 7, each browser part 12 to 13.
 SHARD_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
 	CELERY_QUEUE=pan-test-2 CHANNELS_PREFIX=pan-test-2 PAN_TEST_SHARD=2 HTTPS=false DEBUG=false
-SHARD_TESTS = tests/games
+SHARD_TESTS = tests/games tests/tournaments
 
 test: lint
 	@mkdir -p var
-	@$(call E2E_PART,1) $(PY) -m pytest tests/e2e -q > var/e2e-1.log 2>&1 & browser1=$$!; \
-	$(call E2E_PART,2) $(PY) -m pytest tests/e2e -q > var/e2e-2.log 2>&1 & browser2=$$!; \
-	$(SHARD_ENV) $(PY) -m pytest $(SHARD_TESTS) -q > var/shard.log 2>&1 & shard=$$!; \
+	@$(call E2E_PART,1) $(PY) -m pytest tests/e2e -q --durations=15 > var/e2e-1.log 2>&1 & browser1=$$!; \
+	$(call E2E_PART,2) $(PY) -m pytest tests/e2e -q --durations=15 > var/e2e-2.log 2>&1 & browser2=$$!; \
+	$(SHARD_ENV) $(PY) -m pytest $(SHARD_TESTS) -q --durations=15 > var/shard.log 2>&1 & shard=$$!; \
 	trap 'kill $$browser1 $$browser2 $$shard 2>/dev/null' INT TERM; \
-	$(TEST_ENV) $(PY) -m pytest tests --ignore=tests/e2e $(SHARD_TESTS:%=--ignore=%) -q; rest=$$?; \
+	$(TEST_ENV) $(PY) -m pytest tests --ignore=tests/e2e $(SHARD_TESTS:%=--ignore=%) -q --durations=25; rest=$$?; \
 	wait $$shard; second=$$?; \
 	echo "--- $(SHARD_TESTS) (output kept in var/shard.log) ---"; cat var/shard.log; \
 	wait $$browser1; e2e1=$$?; \
