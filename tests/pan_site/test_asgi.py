@@ -12,7 +12,10 @@ from pan_site.asgi import application
 pytestmark = pytest.mark.asyncio
 
 
+# The socket's disconnect closes the thread's stale database connections (Channels'
+# websocket_disconnect): that may touch a connection an earlier test left in the pool.
 @pytest.mark.redis
+@pytest.mark.django_db
 async def test_websocket_from_the_sites_origin_is_accepted():
     communicator = WebsocketCommunicator(
         application, "/ws/lobby/", headers=[(b"origin", b"http://127.0.0.1:8000")]
