@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
                 f" {time.perf_counter() - wall:.0f} s",
                 flush=True,
             )
-    print_table(rows)
+            print_table(rows)  # so far: a long run stopped early still says what it found
     print_signals(kinds, groups, PlayerSignals, PairSignals, fairplay_cases)
     if args.write_reference:
         write_reference(
@@ -312,7 +312,10 @@ def print_table(rows: list[dict]) -> None:
     for column in columns:
         cells = "  ".join(f"{share(*row[column]):>34}" for row in rows)
         print(f"{heads[column]:<46} {cells}")
-    print(f"{'matches per player':<46} " + "  ".join(f"{row['matches']:>34}" for row in rows))
+    print(
+        f"{'matches per player':<46} " + "  ".join(f"{row['matches']:>34}" for row in rows),
+        flush=True,
+    )
 
 
 def print_signals(kinds, groups, PlayerSignals, PairSignals, checks) -> None:

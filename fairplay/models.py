@@ -139,7 +139,7 @@ class PairSignals(models.Model):
     knowledge_squares = models.FloatField(default=0.0)
     dumps = models.PositiveIntegerField(default=0)
     dump_expected = models.FloatField(default=0.0)
-    dump_squares = models.FloatField(default=0.0)
+    dump_variance = models.FloatField(default=0.0)
     together = models.PositiveIntegerField(default=0)
     expected_together = models.FloatField(default=0.0)
     updated_at = models.DateTimeField(default=timezone.now)
@@ -160,7 +160,7 @@ class FairPlayMoment(models.Model):
         ASSISTANCE = "assistance", _("the strong bot's move")
         FEEDING = "feeding", _("help to the other player")
         KNOWLEDGE = "knowledge", _("explained by the other's hand")
-        DUMPING = "dumping", _("a costly move in a lost hand")
+        DUMPING = "dumping", _("a costly move, among his worst")
 
     hand = models.ForeignKey("games.Hand", on_delete=models.CASCADE, related_name="+")
     step = models.PositiveIntegerField()

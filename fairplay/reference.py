@@ -8,10 +8,11 @@ the honest players (or pairs) of the reference it is higher than, and its tail b
 normal law fitted to them (``Tail.chance``: the signals are standardised sums, close to
 normal over honest play), which still says "1 in N" beyond the reference's highest value.
 
-The signals of a case are put together into one chance (:func:`combined`): the smaller of
-Fisher's method and of the smallest chance times the number of signals (Bonferroni),
-doubled for taking the better of the two, so a case strong on one signal and one strong
-on all of them both rank high.
+The signals of a case are put together into one chance (:func:`combined`): the smallest
+chance times the number of signals (Bonferroni), which holds however the signals hang
+together. (Fisher's method, which adds them up, took an honest pair with three signals
+at 1 in 60 each for a case: feeding and knowledge come from the same estimates, and the
+simulation's honest pairs are not independent draws of the three.)
 """
 
 from __future__ import annotations
@@ -87,13 +88,18 @@ class Reference:
         nearest = min(self.match_rates, key=lambda b: (abs(b - band), b))
         return self.match_rates[nearest]
 
-    def tail(self, signal: str, value: float) -> Tail:
+    def tail(self, signal: str, value: float, *, sampling: float = 0.0) -> Tail:
+        """How unusual ``value`` is. ``sampling``: the variance of the value's own
+        sampling error, where it is larger than the reference's (a statistic of fewer
+        decisions than the reference's players made): added to the fitted spread, so
+        that a player judged on little is not taken for an unusual one."""
         honest = self.values.get(signal, ())
         if len(honest) >= 2:
             mean = statistics.fmean(honest)
             spread = statistics.stdev(honest) or 1.0
         else:
             mean, spread = 0.0, 1.0
+        spread = math.sqrt(spread * spread + sampling)
         chance = 0.5 * math.erfc((value - mean) / spread / math.sqrt(2))
         above = bisect.bisect_left(honest, value) / len(honest) if honest else None
         return Tail(value, above, chance, len(honest))
@@ -103,17 +109,7 @@ def combined(tails: Sequence[Tail]) -> float:
     """One chance for several signals of one case (module docstring)."""
     if not tails:
         return 1.0
-    chances = [max(t.chance, 1e-300) for t in tails]
-    statistic = -2 * sum(math.log(c) for c in chances)
-    # The chi-squared tail with 2k degrees of freedom, in closed form.
-    half = statistic / 2
-    term, total = 1.0, 1.0
-    for i in range(1, len(chances)):
-        term *= half / i
-        total += term
-    fisher = math.exp(-half) * total
-    bonferroni = min(chances) * len(chances)
-    return min(1.0, 2 * min(fisher, bonferroni))
+    return min(1.0, min(t.chance for t in tails) * len(tails))
 
 
 @functools.cache

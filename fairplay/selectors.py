@@ -107,7 +107,7 @@ def _signal_names() -> dict[str, str]:
         "timing": _("Regular thinking times"),
         "feeding": _("Help to the other player, beyond the rest of the table"),
         "knowledge": _("Moves explained by the other player's hand"),
-        "dumping": _("Costly moves in lost hands, to one player's gain"),
+        "dumping": _("Moves worst for himself, at tables with one player again and again"),
     }
 
 

@@ -16,6 +16,10 @@ chance most (``best``). Beside it:
   known, judged for the pair (his chance plus ``p``'s): how much less his move costs the
   pair with that knowledge than it costs him without (``regret_public -
   regret_informed``); an honest player's moves are explained no better by it;
+- *worst*: whether his move is among the worst for himself (within ``WORST_MARGIN`` of the
+  highest chance of losing he could give himself), against the share of such moves
+  (what play at random gives): someone who takes the letter on purpose picks them far
+  more often than even a random player, a person playing for himself far less;
 - *matched*: whether his move is the strong bot's (:func:`games.bots.ismcts.ismcts_move`)
   on a decision with a real difference between the moves (``SPREAD``);
 - his thinking time (the action's ``time_used_ms``).
@@ -44,6 +48,7 @@ from games.engine import HandState, move_from_json
 __all__ = [
     "COSTLY",
     "SPREAD",
+    "WORST_MARGIN",
     "Budget",
     "Decision",
     "PairTotals",
@@ -57,8 +62,11 @@ __all__ = [
 # trivial: any move will do, and matching the bot there says nothing.
 SPREAD = 0.05
 # A move that raised the mover's own chance of losing by this much beside the bot's best
-# is a costly one (the dumping signal counts those of hands he then lost).
+# is a costly one (a case shows those that helped the other player as dumping's moments).
 COSTLY = 0.1
+# A move whose own chance of losing is within this of the highest among the moves is
+# among the worst for the mover (the estimates' own noise is about this).
+WORST_MARGIN = 0.02
 
 
 @dataclass(frozen=True)
@@ -117,6 +125,23 @@ class Decision:
     @property
     def matched(self) -> bool:
         return self.bot == self.made
+
+    def _worst(self) -> list[bool]:
+        own = [losses[self.seat] for _, losses in self.moves]
+        top = max(own)
+        return [value >= top - WORST_MARGIN for value in own]
+
+    @property
+    def worst(self) -> bool:
+        """Whether the move made is among the worst for himself (``WORST_MARGIN``)."""
+        return self._worst()[self.made]
+
+    @property
+    def worst_share(self) -> float:
+        """The share of the moves that are among the worst for him: the chance of making
+        one by playing at random."""
+        worst = self._worst()
+        return sum(worst) / len(worst)
 
     def help_to(self, seat: int) -> float:
         """How much the move made lowered ``seat``'s chance of losing beside the best."""
@@ -294,6 +319,16 @@ class PlayerTotals:
         variance = max(0.0, self.log_time_squares / self.times - mean * mean)
         return math.sqrt(variance * self.times / (self.times - 1))
 
+    @property
+    def timing(self) -> tuple[float, float] | None:
+        """The timing statistic: minus the logarithm of :attr:`time_spread` (higher: more
+        regular), and the variance of its sampling error, ``1 / (2 (n - 1))`` for ``n``
+        times. None below 3 times."""
+        spread = self.time_spread
+        if spread is None:
+            return None
+        return -math.log(max(spread, 1e-3)), 1 / (2 * (self.times - 1))
+
 
 @dataclass
 class PairTotals:
@@ -306,9 +341,14 @@ class PairTotals:
     others by their place at the table (the greedy bot's low cards help the next seat), and
     only what he does for this one player beyond the rest counts. A hand's sum is one term
     (``*_sum``) and its square one term of the spread (``*_squares``), so the statistic
-    stays a standardised sum although decisions of one hand hang together. ``dumps``: his
-    costly decisions in hands he lost whose gain went most to the other, against
-    ``dump_expected`` (one beneficiary among the others holding cards)."""
+    stays a standardised sum although decisions of one hand hang together.
+
+    ``dumps``: his decisions with a real difference, at tables with the other still
+    holding cards, on which he made a move among the worst for himself
+    (:attr:`Decision.worst`), against ``dump_expected`` and ``dump_variance``, the sums
+    of the chance and binomial variance of doing so at random (:attr:`Decision.worst_share`):
+    a person playing for himself is below, a random player about level, someone taking the
+    letter on purpose far above."""
 
     decisions: int = 0
     help_sum: float = 0.0
@@ -317,11 +357,11 @@ class PairTotals:
     knowledge_squares: float = 0.0
     dumps: int = 0
     dump_expected: float = 0.0
-    dump_squares: float = 0.0
+    dump_variance: float = 0.0
 
-    def add_hand(self, decisions: Sequence[Decision], other: int, *, lost: bool) -> None:
-        """Add one hand: ``decisions`` of one seat in it, ``lost`` whether he lost it."""
-        helped = known = dumped = expected = 0.0
+    def add_hand(self, decisions: Sequence[Decision], other: int) -> None:
+        """Add one hand: ``decisions`` of one seat in it."""
+        helped = known = 0.0
         counted = 0
         for d in decisions:
             rest = [s for s, h in enumerate(d.holding) if h and s not in (d.seat, other)]
@@ -333,9 +373,11 @@ class PairTotals:
             theirs = [d.knowledge_of(s) for s in rest]
             if mine is not None and None not in theirs:
                 known += mine - sum(theirs) / len(theirs)  # type: ignore[arg-type]
-            if lost and d.cost >= COSTLY:
-                dumped += d.beneficiary() == other
-                expected += 1 / (len(rest) + 1)
+            if d.nontrivial:
+                share = d.worst_share
+                self.dumps += d.worst
+                self.dump_expected += share
+                self.dump_variance += share * (1 - share)
         if not counted:
             return
         self.decisions += counted
@@ -343,9 +385,6 @@ class PairTotals:
         self.help_squares += helped * helped
         self.knowledge_sum += known
         self.knowledge_squares += known * known
-        self.dumps += int(dumped)
-        self.dump_expected += expected
-        self.dump_squares += (dumped - expected) ** 2
 
     @property
     def help_z(self) -> float:
@@ -357,7 +396,9 @@ class PairTotals:
 
     @property
     def dump_z(self) -> float:
-        return _ratio(self.dumps - self.dump_expected, self.dump_squares)
+        """How far above random play he chose the moves worst for himself (in binomial
+        standard errors)."""
+        return _ratio(self.dumps - self.dump_expected, self.dump_variance)
 
 
 def poisson_tail(observed: int, expected: float) -> float:

@@ -57,6 +57,10 @@ POOL_WINDOW = timedelta(hours=1)
 # A decision weighs on a case page from this much help, knowledge or cost on.
 MOMENT_MIN = 0.1
 MOMENTS_PER_HAND = 2  # per player, other player and kind
+# Dumping counts toward a pair from this many matches together on: someone who throws
+# hands helps whoever sits there; it goes to one particular player's gain when the two
+# keep sitting together.
+DUMPING_TOGETHER = 2
 # A decided case opens again only for signals this many times less likely than then.
 REOPEN_FACTOR = 100.0
 
@@ -112,7 +116,6 @@ def fairplay_hand_check(*, hand_id: int, now: datetime | None = None) -> FairPla
     )
     reference = load_reference()
     speed = table_speed(hand.match.table)
-    loser = (hand.outcome or {}).get("loser")
     with transaction.atomic():
         try:
             with transaction.atomic():
@@ -136,14 +139,14 @@ def fairplay_hand_check(*, hand_id: int, now: datetime | None = None) -> FairPla
                 totals[user.pk].add(decision, rate)
             for other_seat, other in user_of.items():
                 if other_seat != seat:
-                    pair_totals[user.pk, other.pk].add_hand(mine, other_seat, lost=loser == seat)
+                    pair_totals[user.pk, other.pk].add_hand(mine, other_seat)
         for pk, row in players.items():
             _store_player(row, totals[pk], now)
         for key, row in pairs.items():
             _store_pair(row, pair_totals[key], now)
         if hand.number == 1:
             _count_overlap(hand, ids, now)
-        FairPlayMoment.objects.bulk_create(_moments(hand, decisions, user_of, loser))
+        FairPlayMoment.objects.bulk_create(_moments(hand, decisions, user_of))
         _review(ids, reference, now)
     return checked
 
@@ -156,7 +159,7 @@ _PLAYER_FIELDS = [
 ]  # fmt: skip
 _PAIR_FIELDS = [
     "decisions", "help_sum", "help_squares", "knowledge_sum", "knowledge_squares", "dumps",
-    "dump_expected", "dump_squares",
+    "dump_expected", "dump_variance",
 ]  # fmt: skip
 
 
@@ -234,7 +237,7 @@ def _count_overlap(hand: Hand, ids: list[int], now: datetime) -> None:
 
 
 def _moments(
-    hand: Hand, decisions: list[signals.Decision], user_of: dict[int, User], loser: int | None
+    hand: Hand, decisions: list[signals.Decision], user_of: dict[int, User]
 ) -> list[FairPlayMoment]:
     """The decisions that weigh most in each signal, at most ``MOMENTS_PER_HAND`` per
     player, other player and kind."""
@@ -273,7 +276,7 @@ def _moments(
             known = d.knowledge_of(other)
             if known is not None and known >= MOMENT_MIN:
                 keep(d, Kind.KNOWLEDGE, known, other)
-            if loser == d.seat and d.cost >= signals.COSTLY and beneficiary == other:
+            if d.worst and d.cost >= signals.COSTLY and beneficiary == other:
                 keep(d, Kind.DUMPING, d.cost, other)
     return [
         moment
@@ -289,9 +292,10 @@ def player_signals(row: PlayerSignals, reference: Reference) -> dict[str, Tail]:
     """The player's signals and how unusual each is beside honest players."""
     totals = _player_totals(row)
     found = {"assistance": reference.tail("assistance", totals.match_z)}
-    spread = totals.time_spread
-    if spread is not None:
-        found["timing"] = reference.tail("timing", -spread)
+    timing = totals.timing
+    if timing is not None:
+        value, sampling = timing
+        found["timing"] = reference.tail("timing", value, sampling=sampling)
     return found
 
 
@@ -338,6 +342,8 @@ def _review(ids: list[int], reference: Reference, now: datetime) -> None:
         if row.decisions + (two.decisions if two else 0) < minimum:
             continue
         tails = pair_signals(row, two, reference)
+        if row.together < DUMPING_TOGETHER:
+            del tails["dumping"]  # throwing hands is to one player's gain only if repeated
         extra = {
             "decisions": row.decisions + (two.decisions if two else 0),
             "together": row.together,

@@ -9,13 +9,24 @@ import pytest
 from django.utils import timezone
 
 from bench.processes import celery_worker_args, running, wait_for_log, wait_until
-from fairplay.models import FairPlayCase, FairPlayHand, FairPlayMoment, PlayerSignals
+from fairplay.models import (
+    FairPlayCase,
+    FairPlayHand,
+    FairPlayMoment,
+    PairSignals,
+    PlayerSignals,
+)
+from fairplay.reference import Reference
 from fairplay.services import cases as fairplay_cases
 from games import bots, services
 from games.models import Hand, Match
 from moderation.models import AuditLog
 from tests.factories import client_for, make_moderator, make_table, make_user
 from tests.games.test_clocks import process_env
+
+# No honest values: each signal judged against a standard normal law, so that these tests
+# do not hang on the simulation's reference of the day.
+NORMAL = Reference(source="", values={}, match_rates={})
 
 
 def play_rated_match(players: int = 2) -> Match:
@@ -183,18 +194,36 @@ def test_a_case_opens_for_unusual_signals_once_and_a_decided_one_stays_decided(s
     player = make_user()
     PlayerSignals.objects.create(user=player, nontrivial=100, matched=95, expected=50, variance=25)
     now = timezone.now()
-    fairplay_cases._review([player.pk], fairplay_cases.load_reference(), now)
-    fairplay_cases._review([player.pk], fairplay_cases.load_reference(), now)
+    fairplay_cases._review([player.pk], NORMAL, now)
+    fairplay_cases._review([player.pk], NORMAL, now)
     case = FairPlayCase.objects.get()
     assert case.status == "open" and case.chance < 0.01
     assert case.signals["match_rate"] == 0.95
     fairplay_cases.fairplay_case_decide(by=make_moderator("mod"), case_id=case.pk, decision="clear")
-    fairplay_cases._review([player.pk], fairplay_cases.load_reference(), now)
+    fairplay_cases._review([player.pk], NORMAL, now)
     assert FairPlayCase.objects.count() == 1  # not opened again for the same signals
     honest = make_user()
     PlayerSignals.objects.create(user=honest, nontrivial=100, matched=50, expected=50, variance=25)
-    fairplay_cases._review([honest.pk], fairplay_cases.load_reference(), now)
+    fairplay_cases._review([honest.pk], NORMAL, now)
     assert not FairPlayCase.objects.filter(user=honest).exists()
+
+
+@pytest.mark.django_db
+def test_throwing_hands_counts_toward_a_pair_only_once_they_sat_together_again(settings):
+    settings.FAIRPLAY_MIN_DECISIONS = 1
+    dumper, gainer = make_user(), make_user()
+    # Sixty decisions, each his worst on two moves in three: a random player's 40.
+    thrown = {"decisions": 60, "dumps": 60, "dump_expected": 40.0, "dump_variance": 40 / 3}
+    PairSignals.objects.create(user=dumper, other=gainer, together=1, **thrown)
+    PairSignals.objects.create(user=gainer, other=dumper, together=1, decisions=60)
+    now = timezone.now()
+    fairplay_cases._review([dumper.pk, gainer.pk], NORMAL, now)
+    assert not FairPlayCase.objects.exists()  # one table: he threw hands to anyone's gain
+    PairSignals.objects.update(together=2)
+    fairplay_cases._review([dumper.pk, gainer.pk], NORMAL, now)
+    case = FairPlayCase.objects.get()
+    assert (case.user, case.other) == (dumper, gainer)
+    assert case.signals["tails"]["dumping"]["chance"] < settings.FAIRPLAY_CASE_CHANCE
 
 
 @pytest.mark.django_db

@@ -3,6 +3,7 @@ strong bot's moves, a feeder, a card sharer, a dumper, and honest play beside th
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Callable
@@ -75,11 +76,8 @@ def pair_totals(chooser: Chooser, *, toward: int, hands: int = 3) -> signals.Pai
     totals = signals.PairTotals()
     for n in range(hands):
         start, moves = play({0: chooser}, seed=f"f{n}")
-        final = start
-        for move in moves:
-            final = final.apply(move_from_json(move))
         mine = [d for d in judged(start, moves, [0, 1, 2], "t") if d.seat == 0]
-        totals.add_hand(mine, toward, lost=final.outcome.loser == 0)
+        totals.add_hand(mine, toward)
     return totals
 
 
@@ -110,31 +108,37 @@ def test_a_card_sharer_is_explained_better_by_the_bot_that_sees_his_partners_han
     assert pair_totals(greedy, toward=1).knowledge_z < shared.knowledge_z
 
 
-def test_a_costly_move_in_a_lost_hand_counts_for_the_player_it_helped():
-    # Two moves: the one the bot takes keeps seat 0 safe, the other hands seat 1 the game.
-    decision = signals.Decision(
-        step=4,
-        seat=0,
-        moves=(({"type": "play", "cards": ["9H"]}, (0.2, 0.5, 0.3)),
-               ({"type": "pickup", "count": 1}, (0.6, 0.1, 0.3))),
-        made=1,
-        best=0,
-        bot=0,
-        time_ms=900,
-        holding=(True, True, True),
-        informed={},
+def test_a_move_worst_for_himself_counts_toward_dumping_and_the_best_one_against():
+    # Three moves: the bot's keeps seat 0 safe, the other two hand him the letter.
+    moves = (({"type": "play", "cards": ["9H"]}, (0.2, 0.5, 0.3)),
+             ({"type": "pickup", "count": 1}, (0.6, 0.1, 0.3)),
+             ({"type": "pickup", "count": 3}, (0.61, 0.2, 0.19)))  # fmt: skip
+    thrown = signals.Decision(
+        step=4, seat=0, moves=moves, made=1, best=0, bot=0, time_ms=900,
+        holding=(True, True, True), informed={},
     )  # fmt: skip
-    assert decision.cost == 0.4 and decision.help_to(1) == 0.4 and decision.help_to(2) == 0
-    assert decision.beneficiary() == 1
-    toward_one, toward_two, won = signals.PairTotals(), signals.PairTotals(), signals.PairTotals()
+    played = dataclasses.replace(thrown, made=0)
+    assert thrown.cost == 0.4 and thrown.help_to(1) == 0.4 and thrown.help_to(2) == 0
+    assert thrown.beneficiary() == 1
+    # Two of the three moves are within the margin of his worst: a random player's chance.
+    assert thrown.worst and not played.worst and math.isclose(thrown.worst_share, 2 / 3)
+    dumper, player = signals.PairTotals(), signals.PairTotals()
     for _ in range(6):
-        toward_one.add_hand([decision], 1, lost=True)
-        toward_two.add_hand([decision], 2, lost=True)
-        won.add_hand([decision], 1, lost=False)
-    assert toward_one.dumps == 6 and toward_one.dump_z > 2
-    assert toward_two.dumps == 0 and toward_two.dump_z < 0
-    assert won.dumps == 0 and won.dump_z == 0  # a costly move in a hand he won is no dump
-    assert toward_one.help_z > 2 > -2 > toward_two.help_z
+        dumper.add_hand([thrown], 1)
+        player.add_hand([played], 1)
+    assert (dumper.dumps, player.dumps) == (6, 0) and math.isclose(dumper.dump_expected, 4)
+    assert dumper.dump_z > 1.5 > -1.5 > player.dump_z
+    assert dumper.help_z > 2
+
+
+def dumper(state: HandState, step: int, rng: random.Random) -> dict:
+    return player_move(Player("dumper", partner=1), state, rng)
+
+
+def test_a_seat_taking_the_letter_on_purpose_shows_dumping_and_greedy_play_does_not():
+    thrown = pair_totals(dumper, toward=1, hands=3)
+    assert thrown.dumps > thrown.dump_expected and thrown.dump_z > 3
+    assert pair_totals(greedy, toward=1, hands=3).dump_z < 1
 
 
 def test_regular_thinking_times_spread_less_than_a_persons():
@@ -149,11 +153,13 @@ def test_regular_thinking_times_spread_less_than_a_persons():
         relay.add(_with_time(base, int(rng.uniform(3500, 5500))), 0.5)
         person.add(_with_time(base, int(rng.lognormvariate(math.log(3000), 0.8))), 0.5)
     assert relay.time_spread < 0.2 < 0.5 < person.time_spread
+    # The statistic (higher: more regular) and its own sampling variance, 1 / (2 (n - 1)).
+    assert relay.timing[0] > 1.5 > 0.7 > person.timing[0]
+    assert math.isclose(person.timing[1], 1 / 58)
+    assert signals.PlayerTotals().timing is None
 
 
 def _with_time(decision: signals.Decision, ms: int) -> signals.Decision:
-    import dataclasses
-
     return dataclasses.replace(decision, time_ms=ms)
 
 
@@ -172,6 +178,8 @@ def test_a_value_is_said_against_the_honest_reference_and_cases_combine_their_si
     assert tail.above == 0.96 and tail.count == 100
     assert reference.tail("feeding", 200).above == 1.0
     assert reference.tail("feeding", 200).chance < 1e-6 < tail.chance
+    # A value of less data than the reference's is judged against a wider spread.
+    assert reference.tail("feeding", 200, sampling=2500.0).chance > 1e-4
     unknown = reference.tail("knowledge", 3.0)  # no honest values: a standard normal
     assert unknown.above is None and math.isclose(unknown.chance, 0.00135, rel_tol=0.01)
     assert reference.match_rate(1500) == 0.5
