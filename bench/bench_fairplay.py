@@ -350,6 +350,8 @@ def write_reference(
 ) -> None:
     """The honest players' and honest pairs' values, and the honest rate of matching the
     strong bot by rating band, as the reference of the cases' statements."""
+    from django.conf import settings
+
     from fairplay.reference import BAND_WIDTH, Reference
     from fairplay.signals import PlayerTotals
     from games.models import Rating
@@ -389,7 +391,8 @@ def write_reference(
         f"bench/bench_fairplay.py --write-reference (seed {args.seed}):"
         f" {len(player_rows)} honest simulated players and"
         f" {sum(1 for a, b in seen_together if kinds[a].kind == kinds[b].kind == 'honest')}"
-        f" honest pairs, {hands} hands of rated matches"
+        f" honest pairs, {hands} hands of rated matches, judged at {settings.FAIRPLAY_PLAYOUTS}"
+        f" deals an estimate and {settings.FAIRPLAY_BOT_PLAYOUTS} playouts of the strong bot"
     )
     path.write_text(
         json.dumps({"source": source, "match_rates": rates, "values": values}, indent=1) + "\n"
