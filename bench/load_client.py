@@ -99,9 +99,13 @@ def element(frame: str, name: str) -> tuple[dict[str, str], str] | None:
 
 
 def forms(inner: str) -> list[dict[str, str]]:
-    """The fields of each ``ws-send`` form: its hidden inputs, as htmx would send them."""
+    """The fields of each ``ws-send`` form: its hidden inputs, as htmx would send them.
+    A form whose button is marked ``aria-disabled`` (a card that may not be played now,
+    which sends its play only to hear why not) is no move on offer."""
     found = []
     for body in FORM.findall(inner):
+        if 'aria-disabled="true"' in body:
+            continue
         fields = {}
         for tag in INPUT.findall(body):
             a = attrs(tag)

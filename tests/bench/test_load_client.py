@@ -6,11 +6,13 @@ import asyncio
 
 import pytest
 
-from bench.load_client import LoadRun, SeatSpec
+from bench.load_client import LoadRun, SeatSpec, element, forms
+from games import services
+from games.engine import move_to_json
+from tests.factories import client_for, make_table
 
-pytestmark = pytest.mark.asyncio
 
-
+@pytest.mark.asyncio
 async def test_a_table_whose_pause_was_cancelled_before_it_ran_plays_in_the_next_play() -> None:
     run = LoadRun([[SeatSpec("ws://127.0.0.1:9/ws/tables/1/", "http://127.0.0.1:9")] * 4])
     (table,) = run.tables
@@ -23,6 +25,7 @@ async def test_a_table_whose_pause_was_cancelled_before_it_ran_plays_in_the_next
     assert table.acting is None  # the next play() starts the table's next move
 
 
+@pytest.mark.asyncio
 async def test_a_rematch_whose_pause_was_cut_by_the_end_of_a_play_is_asked_in_the_next() -> None:
     run = LoadRun(
         [[SeatSpec("ws://127.0.0.1:9/ws/tables/1/", "http://127.0.0.1:9")] * 4],
@@ -42,6 +45,7 @@ async def test_a_rematch_whose_pause_was_cut_by_the_end_of_a_play_is_asked_in_th
     table.acting.cancel()
 
 
+@pytest.mark.asyncio
 async def test_a_socket_dropped_again_before_it_showed_the_table_is_one_coming_back() -> None:
     """Back on a daphne that stopped as its handshake completed, then on another: the
     time it took counts from the first drop, and it is counted back once it shows the
@@ -54,3 +58,24 @@ async def test_a_socket_dropped_again_before_it_showed_the_table_is_one_coming_b
     seat.coming_back = first  # it opened again, and was dropped before showing the table
     await seat._reconnect(run, 1012)
     assert run.reconnects == [first]
+
+
+@pytest.mark.django_db
+def test_a_seat_offers_exactly_the_moves_the_page_lets_its_player_make() -> None:
+    """The forms of ``#my-hand`` as the site draws them: a card that may not be played
+    sends its play only to hear why not, so it is no move on offer, and a player not to
+    move has none."""
+    table = make_table(players=3, base_seconds=600)
+    match = services.match_start(table_id=table.pk, by=table.owner)
+    hand = match.hands.get()
+    state = hand.engine_state
+    users = {p.seat: p.user for p in match.players.select_related("user")}
+    for seat, user in users.items():
+        page = client_for(user).get(table.get_absolute_url()).content.decode()
+        offered = forms(element(page, "my-hand")[1])
+        if seat != state.to_move:
+            assert offered == []
+            continue
+        legal = {move_to_json(move)["cards"][0] for move in state.legal_moves() if move.cards}
+        plays = {form["cards"] for form in offered if form["action"] == "play"}
+        assert plays == legal and len(state.hand(seat)) > len(legal)  # some cards are grey
