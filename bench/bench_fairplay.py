@@ -25,7 +25,9 @@ that sat together, the share with one (false positives), each with its 95 % Wils
 interval, and the median chance per signal (the signal that is short where recall is).
 
 ``--write-reference`` writes the honest players' and pairs' values to
-``fairplay/reference.json``, the reference a case's statement is made against.
+``fairplay/reference.json``, the reference a case's statement is made against;
+``--rejudge`` writes it again from the sums such a run left in its database, playing
+nothing, after a statistic changed.
 """
 
 from __future__ import annotations
@@ -74,6 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--at", default="10,20,30", help="matches per player to report at")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--write-reference", action="store_true")
+    parser.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="write the reference from the sums an earlier --write-reference run left in"
+        " --database-url, playing nothing (for statistics changed since)",
+    )
     parser.add_argument("--database-url", default=BENCH_DATABASE)
     args = parser.parse_args(argv)
     if args.quick:
@@ -88,8 +96,39 @@ def main(argv: list[str] | None = None) -> int:
 
     django.setup()
     silence_events()
+    if args.rejudge:
+        return rejudge(args)
     recreate_database(synchronous_commit=False)
     return run(args)
+
+
+def rejudge(args: argparse.Namespace) -> int:
+    """The reference from an earlier run's database: who was who from the names this
+    bench gives, who sat together from the pairs' sums, judged by today's statistics."""
+    from accounts.models import User
+    from bench.fairplay_players import Player
+    from fairplay.models import FairPlayHand, PairSignals, PlayerSignals
+    from fairplay.reference import REFERENCE_PATH
+    from fairplay.services import cases as fairplay_cases
+
+    prefixes = {"honest": "honest", "friend": "honest", "sharer": "sharer"}
+    prefixes |= {"assisted": "assisted", "dumper": "dumper", "gainer": "gainer"}
+    kinds, friends = {}, {}
+    for pk, name in User.objects.values_list("pk", "username"):
+        kind = next((k for prefix, k in prefixes.items() if name.startswith(prefix)), None)
+        if kind is not None:
+            kinds[pk] = Player(kind)
+            if name.startswith("friend"):
+                friends.setdefault(name[:-1], []).append(pk)
+    seen_together = {
+        (a, b) for a, b in PairSignals.objects.values_list("user_id", "other_id") if a < b
+    }
+    hands = FairPlayHand.objects.count()
+    write_reference(
+        args, kinds, list(friends.values()), seen_together, PlayerSignals, PairSignals,
+        fairplay_cases, REFERENCE_PATH, hands,
+    )  # fmt: skip
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -378,7 +417,7 @@ def write_reference(
             expected=rate * row.nontrivial,
             variance=rate * (1 - rate) * row.nontrivial,
         )
-        values.setdefault("assistance", []).append(round(totals.match_z, 4))
+        values.setdefault("assistance", []).append(round(totals.match_excess[0], 4))
         for name, tail in checks.player_signals(row, bare).items():
             if name != "assistance":
                 values.setdefault(name, []).append(round(tail.value, 4))
@@ -388,7 +427,8 @@ def write_reference(
             for name, tail in checks.pair_signals(rows[a, b], rows.get((b, a)), bare).items():
                 values.setdefault(name, []).append(round(tail.value, 4))
     source = (
-        f"bench/bench_fairplay.py --write-reference (seed {args.seed}):"
+        f"bench/bench_fairplay.py --write-reference (seed {args.seed}"
+        f"{'; re-judged by --rejudge' if args.rejudge else ''}):"
         f" {len(player_rows)} honest simulated players and"
         f" {sum(1 for a, b in seen_together if kinds[a].kind == kinds[b].kind == 'honest')}"
         f" honest pairs, {hands} hands of rated matches, judged at {settings.FAIRPLAY_PLAYOUTS}"

@@ -300,14 +300,21 @@ class PlayerTotals:
             self.log_time_squares += log_time * log_time
 
     @property
-    def match_z(self) -> float:
-        """How far above the honest rate of his rating he matched the bot (in binomial
-        standard errors)."""
-        return _ratio(self.matched - self.expected, self.variance)
-
-    @property
     def match_rate(self) -> float:
         return self.matched / self.nontrivial if self.nontrivial else 0.0
+
+    @property
+    def match_excess(self) -> tuple[float, float] | None:
+        """The assistance statistic: how far his rate of the strong bot's moves is above
+        the honest rate of his rating band, and the variance of its sampling error (the
+        binomial's over his decisions). Unlike a z-score of the count it does not grow with
+        the decisions for an honest player stronger than his band (a rating not caught up
+        yet): the reference's spread says how far above honest players go. None without
+        a decision to go on."""
+        if not self.nontrivial:
+            return None
+        n = self.nontrivial
+        return (self.matched - self.expected) / n, self.variance / (n * n)
 
     @property
     def time_spread(self) -> float | None:

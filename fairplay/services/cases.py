@@ -17,7 +17,6 @@ which tell the player and write their own audit entries).
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from datetime import datetime, timedelta
 from typing import Any
@@ -57,10 +56,12 @@ POOL_WINDOW = timedelta(hours=1)
 # A decision weighs on a case page from this much help, knowledge or cost on.
 MOMENT_MIN = 0.1
 MOMENTS_PER_HAND = 2  # per player, other player and kind
-# Dumping counts toward a pair from this many matches together on: someone who throws
-# hands helps whoever sits there; it goes to one particular player's gain when the two
-# keep sitting together.
-DUMPING_TOGETHER = 2
+# Dumping counts toward a pair once they have shared tables so often that the pairing's
+# chance gives it at most this (the overlap's Poisson tail): someone who throws hands
+# helps whoever sits there; it goes to one particular player's gain when the two keep
+# meeting. (Counted from a second match together, table-mates of a dumper met twice by
+# chance opened cases: 11 of 48 honest players in a simulation of 15 matches.)
+DUMPING_OVERLAP = 0.01
 # A decided case opens again only for signals this many times less likely than then.
 REOPEN_FACTOR = 100.0
 
@@ -291,7 +292,11 @@ def _moments(
 def player_signals(row: PlayerSignals, reference: Reference) -> dict[str, Tail]:
     """The player's signals and how unusual each is beside honest players."""
     totals = _player_totals(row)
-    found = {"assistance": reference.tail("assistance", totals.match_z)}
+    found = {}
+    excess = totals.match_excess
+    if excess is not None:
+        value, sampling = excess
+        found["assistance"] = reference.tail("assistance", value, sampling=sampling)
     timing = totals.timing
     if timing is not None:
         value, sampling = timing
@@ -302,12 +307,18 @@ def player_signals(row: PlayerSignals, reference: Reference) -> dict[str, Tail]:
 def pair_signals(
     one: PairSignals, two: PairSignals | None, reference: Reference
 ) -> dict[str, Tail]:
-    """The pair's signals (both directions) and how unusual each is beside honest pairs."""
+    """The pair's signals and how unusual each is beside honest pairs.
+
+    Feeding and knowledge are each the smaller of the two directions: playing as a pair
+    is mutual, while a player's style favours a seat by its place at the table (the one
+    after him, say), which for friends who always sit in the same order is always the
+    same friend; one direction alone took such an honest pair for a case. Dumping is the
+    larger: one throws hands, the other gains."""
     a = _pair_totals(one)
     b = _pair_totals(two) if two is not None else signals.PairTotals()
     return {
-        "feeding": reference.tail("feeding", (a.help_z + b.help_z) / math.sqrt(2)),
-        "knowledge": reference.tail("knowledge", (a.knowledge_z + b.knowledge_z) / math.sqrt(2)),
+        "feeding": reference.tail("feeding", min(a.help_z, b.help_z)),
+        "knowledge": reference.tail("knowledge", min(a.knowledge_z, b.knowledge_z)),
         "dumping": reference.tail("dumping", max(a.dump_z, b.dump_z)),
     }
 
@@ -342,13 +353,14 @@ def _review(ids: list[int], reference: Reference, now: datetime) -> None:
         if row.decisions + (two.decisions if two else 0) < minimum:
             continue
         tails = pair_signals(row, two, reference)
-        if row.together < DUMPING_TOGETHER:
-            del tails["dumping"]  # throwing hands is to one player's gain only if repeated
+        overlap = signals.poisson_tail(row.together - 1, row.expected_together)
+        if overlap > DUMPING_OVERLAP:
+            del tails["dumping"]  # throwing hands: to this player's gain only if they keep meeting
         extra = {
             "decisions": row.decisions + (two.decisions if two else 0),
             "together": row.together,
             "expected_together": round(row.expected_together, 3),
-            "overlap_chance": signals.poisson_tail(row.together - 1, row.expected_together),
+            "overlap_chance": overlap,
         }
         _case_update(a, b, combined(list(tails.values())), _case_data(tails, extra), now)
 

@@ -191,39 +191,76 @@ def test_bad_input_says_why_and_changes_nothing():
 def test_a_case_opens_for_unusual_signals_once_and_a_decided_one_stays_decided(settings):
     settings.FAIRPLAY_MIN_DECISIONS = 1
     settings.FAIRPLAY_CASE_CHANCE = 0.01
+    # Honest players match the strong bot from 10 points below their band's rate to 10 above.
+    reference = Reference(
+        source="test", values={"assistance": tuple(i / 100 for i in range(-10, 11))}, match_rates={}
+    )
     player = make_user()
     PlayerSignals.objects.create(user=player, nontrivial=100, matched=95, expected=50, variance=25)
     now = timezone.now()
-    fairplay_cases._review([player.pk], NORMAL, now)
-    fairplay_cases._review([player.pk], NORMAL, now)
+    fairplay_cases._review([player.pk], reference, now)
+    fairplay_cases._review([player.pk], reference, now)
     case = FairPlayCase.objects.get()
     assert case.status == "open" and case.chance < 0.01
     assert case.signals["match_rate"] == 0.95
     fairplay_cases.fairplay_case_decide(by=make_moderator("mod"), case_id=case.pk, decision="clear")
-    fairplay_cases._review([player.pk], NORMAL, now)
+    fairplay_cases._review([player.pk], reference, now)
     assert FairPlayCase.objects.count() == 1  # not opened again for the same signals
     honest = make_user()
-    PlayerSignals.objects.create(user=honest, nontrivial=100, matched=50, expected=50, variance=25)
-    fairplay_cases._review([honest.pk], NORMAL, now)
+    PlayerSignals.objects.create(user=honest, nontrivial=100, matched=58, expected=50, variance=25)
+    fairplay_cases._review([honest.pk], reference, now)
     assert not FairPlayCase.objects.filter(user=honest).exists()
+    # Thirty points above his band's rate on ten decisions can be luck (on a hundred, not).
+    few = make_user()
+    PlayerSignals.objects.create(user=few, nontrivial=10, matched=8, expected=5, variance=2.5)
+    fairplay_cases._review([few.pk], reference, now)
+    assert not FairPlayCase.objects.filter(user=few).exists()
+
+
+def pair(one, two, *, together: int = 1, expected: float = 0.0, **sums) -> None:
+    """Both directions of a pair's sums: ``sums`` one's toward two, ``two_*`` two's."""
+    mine = {k: v for k, v in sums.items() if not k.startswith("two_")}
+    theirs = {k[4:]: v for k, v in sums.items() if k.startswith("two_")}
+    common = {"together": together, "expected_together": expected, "decisions": 60}
+    PairSignals.objects.create(user=one, other=two, **common, **mine)
+    PairSignals.objects.create(user=two, other=one, **common, **theirs)
 
 
 @pytest.mark.django_db
-def test_throwing_hands_counts_toward_a_pair_only_once_they_sat_together_again(settings):
+def test_throwing_hands_counts_toward_a_pair_only_once_they_keep_meeting(settings):
     settings.FAIRPLAY_MIN_DECISIONS = 1
     dumper, gainer = make_user(), make_user()
     # Sixty decisions, each his worst on two moves in three: a random player's 40.
-    thrown = {"decisions": 60, "dumps": 60, "dump_expected": 40.0, "dump_variance": 40 / 3}
-    PairSignals.objects.create(user=dumper, other=gainer, together=1, **thrown)
-    PairSignals.objects.create(user=gainer, other=dumper, together=1, decisions=60)
+    pair(dumper, gainer, together=2, expected=0.5, dumps=60, dump_expected=40.0,
+         dump_variance=40 / 3)  # fmt: skip
     now = timezone.now()
     fairplay_cases._review([dumper.pk, gainer.pk], NORMAL, now)
-    assert not FairPlayCase.objects.exists()  # one table: he threw hands to anyone's gain
-    PairSignals.objects.update(together=2)
+    # Twice at one table, as chance seats people: he threw hands to anyone's gain.
+    assert not FairPlayCase.objects.exists()
+    PairSignals.objects.update(together=6)  # 5 tables after the first where 0.5 were due
     fairplay_cases._review([dumper.pk, gainer.pk], NORMAL, now)
     case = FairPlayCase.objects.get()
     assert (case.user, case.other) == (dumper, gainer)
     assert case.signals["tails"]["dumping"]["chance"] < settings.FAIRPLAY_CASE_CHANCE
+    assert case.signals["overlap_chance"] < fairplay_cases.DUMPING_OVERLAP
+
+
+@pytest.mark.django_db
+def test_a_pair_plays_for_each_other_in_both_directions_a_seat_style_in_one(settings):
+    settings.FAIRPLAY_MIN_DECISIONS = 1
+    now = timezone.now()
+    # One always helps the other beyond the table (z 5), who does not help him back (z -1):
+    # what a style that favours the next seat shows between friends who always sit so.
+    one, two = make_user(), make_user()
+    pair(one, two, help_sum=10.0, help_squares=4.0, two_help_sum=-2.0, two_help_squares=4.0)
+    fairplay_cases._review([one.pk, two.pk], NORMAL, now)
+    assert not FairPlayCase.objects.exists()
+    three, four = make_user(), make_user()
+    pair(three, four, help_sum=10.0, help_squares=4.0, two_help_sum=9.0, two_help_squares=4.0)
+    fairplay_cases._review([three.pk, four.pk], NORMAL, now)
+    case = FairPlayCase.objects.get()
+    assert {case.user, case.other} == {three, four}
+    assert case.signals["tails"]["feeding"]["value"] == 4.5  # the smaller direction
 
 
 @pytest.mark.django_db

@@ -67,7 +67,10 @@ def test_a_seat_playing_the_strong_bots_move_matches_it_and_a_random_one_does_no
             (assisted if d.seat == 0 else randomly).add(d, 0.5)
     assert assisted.nontrivial >= 5 and assisted.match_rate == 1.0
     assert randomly.match_rate < 0.8
-    assert assisted.match_z > 2 > randomly.match_z
+    assert assisted.match_excess[0] == 0.5 > 0.3 > randomly.match_excess[0]
+    # Its sampling variance: the binomial's at one half, over his decisions.
+    assert math.isclose(assisted.match_excess[1], 0.25 / assisted.nontrivial)
+    assert signals.PlayerTotals().match_excess is None
 
 
 def pair_totals(chooser: Chooser, *, toward: int, hands: int = 3) -> signals.PairTotals:
