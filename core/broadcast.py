@@ -50,13 +50,20 @@ def user_event_on_commit(user_id: int, event: dict) -> None:
     send_on_commit(user_group(user_id), event)
 
 
+def _offers(layer: object, method: str) -> bool:
+    """Whether the layer's class has ``method``: asked of the class, because a layer that
+    keeps its state per event loop (channels_redis's pub/sub layer) raises on any
+    attribute asked of it from a thread without one."""
+    return callable(getattr(type(layer), method, None))
+
+
 def group_send(group: str, event: dict) -> None:
     """Send now, from sync code (a service after its commit, a worker, a test)."""
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        if hasattr(layer, "group_send_blocking") and not _SERVED.get():
+        if _offers(layer, "group_send_blocking") and not _SERVED.get():
             # No server's loop behind this thread (a Celery worker's, the clock ticker's, a
             # command's, a test's): the process's sending loop and its one connection.
             layer.group_send_blocking(group, event)
@@ -82,7 +89,7 @@ def publish_from_loop(group: str, event: dict) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    if hasattr(layer, "announce"):
+    if _offers(layer, "announce"):
         layer.announce(group, event)
         return
     sending = asyncio.ensure_future(layer.group_send(group, event))
