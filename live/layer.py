@@ -10,8 +10,11 @@ waits in Redis: a message to a channel or group nobody listens to is dropped, as
 channels_redis's pub/sub layer (``capacity`` and ``expiry`` are accepted for the same
 configuration and not enforced; a channel's queue is unbounded).
 
-What the live room needs beyond that, and why this layer is the project's own rather than
-a subclass of channels_redis's (which would have to override its private methods):
+Why the project's own: channels_redis's pub/sub layer as it comes costs a move as much CPU
+(docs/performance.md), but after Redis restarts it receives nothing again (in
+``bench_faults --scenarios redis`` every table stopped), where this one reconnects and
+subscribes again. What the live room needs beyond that, and why this layer is not a
+subclass of channels_redis's (which would have to override its private methods):
 
 - A group's message reaches the group's channels in the sending event loop at once, not
   on its way back from Redis. Redis carries it to the other loops marked with the
