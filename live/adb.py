@@ -31,7 +31,7 @@ from typing import Any
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from core.loops import until_loop_shutdown
 
@@ -42,9 +42,11 @@ POOL_SIZE = 10
 MIN_SIZE = 2  # kept open while the loop's room is quiet
 MAX_LIFETIME = 30 * 60.0  # seconds: a connection is replaced after this (server memory)
 MAX_IDLE = 60.0  # seconds: a connection above MIN_SIZE unused this long is closed
-# Seconds a move waits for a connection: with the database down the pool tries again in
-# the background, and the move is refused (PoolTimeout, an OperationalError) after this.
-TIMEOUT = 10.0
+# Seconds a move waits for a connection: with the database down the move is refused
+# (PoolTimeout, an OperationalError) after this, and the loop's pool is replaced: the
+# pool's own attempts back off (1, 2, 4, 8 s...), so after a 10 s outage it reconnected
+# some 4 s after the database was back, where a new pool connects at once.
+TIMEOUT = 3.0
 
 
 @functools.cache
@@ -126,18 +128,23 @@ class AsyncConnections:
             # Its first connections opened before it lends one: psycopg_pool's workers
             # outlive a cancellation that comes while they open a connection, so a loop
             # ended then (asyncio.run cancels every task) would wait for them forever.
-            loop_pool.opening = asyncio.ensure_future(loop_pool.pool.open(wait=True))
+            loop_pool.opening = asyncio.ensure_future(
+                loop_pool.pool.open(wait=True, timeout=TIMEOUT)
+            )
         if not loop_pool.opening.done():
             try:
                 await asyncio.shield(loop_pool.opening)
             except psycopg.OperationalError:
-                # The database did not answer in time: the next caller makes a new pool.
-                with self._lock:
-                    if self._pools.get(loop) is loop_pool:
-                        del self._pools[loop]
-                await loop_pool.close()
+                await self._replace(loop, loop_pool)  # the database did not answer in time
                 raise
         return loop_pool.pool
+
+    async def _replace(self, loop: asyncio.AbstractEventLoop, loop_pool: _LoopPool) -> None:
+        """Close ``loop_pool``: the loop's next caller makes a new one."""
+        with self._lock:
+            if self._pools.get(loop) is loop_pool:
+                del self._pools[loop]
+        await loop_pool.close()
 
     async def _close(self, loop: asyncio.AbstractEventLoop) -> None:
         with self._lock:
@@ -165,14 +172,24 @@ class AsyncConnections:
         results read together). The pool closes a connection that broke, or that was left
         inside a transaction (cancelled mid-statement), and never lends it again. Raises
         ``psycopg_pool.PoolTimeout`` (an ``OperationalError``) when no connection could be
-        had within ``TIMEOUT``."""
+        had within ``TIMEOUT``; the loop's next caller then gets a new pool."""
         pool = await self._pool()
-        async with pool.connection() as conn:
+        try:
+            conn = await pool.getconn()
+        except PoolTimeout:
+            loop = asyncio.get_running_loop()
+            loop_pool = self._pools.get(loop)
+            if loop_pool is not None and loop_pool.pool is pool:
+                await self._replace(loop, loop_pool)
+            raise
+        try:
             if pipeline:
                 async with conn.pipeline():
                     yield conn
             else:
                 yield conn
+        finally:
+            await pool.putconn(conn)
 
     def stats(self) -> dict[str, int]:
         """The pools' counters (``AsyncConnectionPool.get_stats``) summed over the loops."""
