@@ -1,28 +1,33 @@
 """How late do clock timeouts come on the real stack? (`make bench-clock`)
 
-Starts a real `celery worker` and `celery beat` (PostgreSQL + Redis), each of which runs
-a clock ticker (``games.clock``); deals hands whose deadlines are spread over some
-seconds, nobody moves, and measures for every hand the lateness: the moment the timeout
-was applied (``finished_at``) minus the deadline. Phases:
+Starts a real `celery worker`, the correspondence queue's worker and `celery beat`
+(PostgreSQL + Redis), each of which runs a clock ticker (``games.clock``); deals hands
+whose deadlines are spread over some seconds, nobody moves, and measures for every hand
+the lateness: the moment the timeout was applied (``finished_at``) minus the deadline.
+Phases:
 
-1. healthy: worker and beat;
-2. beat SIGKILLed while the deadlines are pending (the worker's ticker alone);
-3. the worker SIGKILLed while they are pending (beat's ticker alone);
-4. both SIGKILLed until 1 s after the last deadline, then a worker comes back and catches
-   up (the lateness is the downtime plus the catch-up);
+1. healthy: the workers and beat, with 10,000 correspondence games open and, amid the
+   live deadlines, ``--correspondence-due`` (120) correspondence games whose day
+   deadlines all fall due at one moment: their timeouts, and then their next hands'
+   deals, queued at once (the goal: the live timeouts' p99 at most 20 ms all the same;
+   ``--healthy-only``: this phase alone);
+2. beat SIGKILLed while the deadlines are pending (the workers' tickers alone);
+3. the workers SIGKILLed while they are pending (beat's ticker alone);
+4. all SIGKILLed until 1 s after the last deadline, then the main worker comes back and
+   catches up (the lateness is the downtime plus the catch-up);
 5. the main queue flooded with the moves of tables of ISMCTS bots: worker and beat, then
    the flooded worker alone (beat SIGKILLed), its ticker sharing the CPU with the bots;
 6. day-scale: correspondence hands (one day per move) whose turn started, by the time
    passed in to the service, a day before their deadline falls due in the next seconds;
-   worker and beat SIGKILLed before it falls due and started again after it.
+   workers and beat SIGKILLed before it falls due and started again after it.
 
 Before them, the cost of open correspondence games to a ticker: one tick's queries and
 milliseconds with none, then with ``--open-correspondence`` (10,000) games whose day
 deadlines lie ahead (``--correspondence-only``: only that and phase 6).
 
 Prints p50 / p99 / max of the lateness for every phase, and the tasks pending in the
-broker (queued, or held by a worker until their eta) at their most during it, by task:
-timers cost nothing there, bot moves and next-hand deals are the only countdowns.
+broker (queued, or held by a worker until their eta) at their most during it, by task and
+queue: timers cost nothing there, bot moves and next-hand deals are the only countdowns.
 Uses its own database (``pan_bench``), Redis database 3 and queue ``pan-bench`` unless
 the environment says otherwise.
 """
@@ -42,7 +47,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from bench import ROOT, start_django, use_services
@@ -110,6 +115,33 @@ def schedule_deadlines(
         hand = Hand.objects.get(match__table=table)
         deadlines[hand.pk] = hand.deadline
         time.sleep(max(0.0, began + spread * (i + 1) / count - time.monotonic()))
+    return deadlines
+
+
+def correspondence_burst(count: int, due: datetime) -> dict[int, object]:
+    """``count`` correspondence games of two players (a day per move) whose day deadlines
+    all fall due at ``due``: their turn began, by the time passed in, a day before it.
+    Their timeouts come due together, then their next hands' deals (as games started
+    together do, or day deadlines that fell due while every process was down)."""
+    from accounts.models import User
+    from games import services
+    from games.engine import Rules
+    from games.models import Hand
+
+    stamp = int(time.time() * 1000)
+    users = User.objects.bulk_create(
+        User(username=f"burst{stamp}_{i}", email=f"u{stamp}_{i}@example.com")
+        for i in range(2 * count)
+    )
+    deadlines: dict[int, object] = {}
+    for i in range(count):
+        table = services.table_create(
+            owner=users[2 * i], name=f"burst {i}", rules=Rules(), seats=2, move_days=1
+        )
+        services.table_sit(table_id=table.pk, user=users[2 * i + 1])
+        services.match_start(table_id=table.pk, by=users[2 * i], now=due - timedelta(days=1))
+        hand = Hand.objects.get(match__table=table)
+        deadlines[hand.pk] = hand.deadline
     return deadlines
 
 
@@ -185,13 +217,22 @@ def ticker_cost(ticks: int) -> tuple[float, float, float]:
 
 
 def ticker_plan() -> str:
-    """How PostgreSQL reads the due hands (the ticker's query, explained)."""
+    """How PostgreSQL reads the due hands: the ticker's two queries (the live clocks', ten
+    times a second, and the correspondence clocks', once a second), explained."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
-    from games.models import Hand
+    from games.clock import DAY_BATCH, due_timeouts
 
-    due = Hand.objects.filter(outcome__isnull=True, deadline__lte=timezone.now())
-    return due.order_by("deadline").values_list("pk", "version", "deadline").explain()
+    plans = []
+    for day in (False, True):
+        with CaptureQueriesContext(connection) as captured:
+            due_timeouts(timezone.now(), day=day, limit=DAY_BATCH if day else None)
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN " + captured[0]["sql"])
+            plans.append("\n".join(row[0] for row in cursor.fetchall()))
+    return "\n".join(plans)
 
 
 def flood_with_bots(count: int) -> list[int]:
@@ -240,27 +281,36 @@ def lateness_ms(deadlines: dict[int, object], timeout: float) -> list[float]:
     return [(finished[pk] - deadline).total_seconds() * 1000 for pk, deadline in deadlines.items()]
 
 
-def broker_messages() -> Iterator[tuple[str, bytes, dict]]:
-    """This site's messages in the broker: ``("queued", list key, message)`` for those
-    waiting in its queue, ``("held", delivery tag, message)`` for those delivered to a
-    worker that has not acknowledged them (a task with an eta is held so until due)."""
+def broker_messages() -> Iterator[tuple[str, bytes, dict, str]]:
+    """This site's messages in the broker: ``("queued", list key, message, queue)`` for
+    those waiting in its queues (the main one and the correspondence one), ``("held",
+    delivery tag, message, queue)`` for those delivered to a worker that has not
+    acknowledged them (a task with an eta is held so until due)."""
     import redis
     from django.conf import settings
 
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    queue = settings.CELERY_TASK_DEFAULT_QUEUE
-    for key in (queue, *(f"{queue}\x06\x16{step}" for step in (3, 6, 9))):  # kombu's priorities
-        for raw in client.lrange(key, 0, -1):
-            yield "queued", key, json.loads(raw)
+    queues = (settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_CORRESPONDENCE_QUEUE)
+    for queue in queues:
+        for key in (queue, *(f"{queue}\x06\x16{step}" for step in (3, 6, 9))):  # priorities
+            for raw in client.lrange(key, 0, -1):
+                yield "queued", key, json.loads(raw), queue
     for tag, raw in client.hgetall("unacked").items():
         message, _exchange, routing_key = json.loads(raw)
-        if routing_key == queue:
-            yield "held", tag, message
+        if routing_key in queues:
+            yield "held", tag, message, routing_key
 
 
 def pending_tasks() -> Counter[str]:
-    """The tasks of this site's queue in the broker, queued or held, by name."""
-    return Counter(message["headers"]["task"] for _, _, message in broker_messages())
+    """The tasks of this site's queues in the broker, queued or held, by name (and
+    queue, but the main one's)."""
+    from django.conf import settings
+
+    other = settings.CELERY_CORRESPONDENCE_QUEUE
+    return Counter(
+        message["headers"]["task"] + (" [correspondence queue]" if queue == other else "")
+        for _, _, message, queue in broker_messages()
+    )
 
 
 def purge_broker() -> None:
@@ -270,7 +320,7 @@ def purge_broker() -> None:
     from django.conf import settings
 
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    for where, key, _ in list(broker_messages()):
+    for where, key, _, _ in list(broker_messages()):
         if where == "queued":
             client.delete(key)
         else:
@@ -321,26 +371,71 @@ def report(label: str, values: list[float], most: dict[str, int]) -> None:
     print(f"  pending tasks at most: {pending} (live hands {live})")
 
 
-def day_scale_restart(count: int, kill: Callable, up: Callable) -> None:
-    """Phase 6: day deadlines fall due while worker and beat are down; both come back."""
+def day_scale_restart(count: int, kill: Callable, up: Callable, workers: tuple[str, ...]) -> None:
+    """Phase 6: day deadlines fall due while workers and beat are down; all come back."""
     from django.utils import timezone
 
     print(
         f"phase 6: {count} correspondence hands (1 day per move) whose day deadline falls due "
-        f"within 5 s; worker and beat SIGKILLed until 1 s after the last, then restarted"
+        f"within 5 s; workers and beat SIGKILLed until 1 s after the last, then restarted"
     )
     with watching_pending() as most:
         deadlines = schedule_deadlines(count, 2.0, base_seconds=5, move_days=1)
-        kill("worker", "beat")
+        kill(*workers, "beat")
         last = max(deadlines.values())
         time.sleep(max(0.0, (last - timezone.now()).total_seconds() + 1.0))
-        up("worker", "beat")
+        up(*workers, "beat")
         values = lateness_ms(deadlines, timeout=60)
-    report("day deadlines, all down while due, then worker and beat", values, most)
+    report("day deadlines, all down while due, then workers and beat", values, most)
     from games.models import Action
 
     applied = Action.objects.filter(hand__in=deadlines, move__type="timeout").count()
     print(f"  timeouts applied: {applied} for {len(deadlines)} hands (each exactly once)")
+
+
+def healthy(options: argparse.Namespace) -> None:
+    """Phase 1: the live deadlines, and amid them a burst of correspondence games' day
+    deadlines all due at one moment (their next hands queued after them)."""
+    from django.utils import timezone
+
+    spread, burst = options.spread, options.correspondence_due
+    print(
+        f"phase 1: {options.deadlines} deadlines over {spread:.0f} s, all healthy; "
+        f"{options.open_correspondence:,} correspondence games open, and {burst} more whose "
+        f"day deadlines fall due at one moment amid them"
+    )
+    with watching_pending() as most:
+        # The live deadlines begin 5 s after their first deal: the burst falls due mid-way.
+        made = time.monotonic()
+        live_start = timezone.now() + timedelta(seconds=max(15.0, 0.1 * burst))
+        due = live_start + timedelta(seconds=5 + spread / 2)
+        day = correspondence_burst(burst, due) if burst else {}
+        late = (timezone.now() - live_start).total_seconds()
+        if late > 0:
+            print(f"  (the burst took {time.monotonic() - made:.1f} s to make: {late:.1f} s late)")
+        time.sleep(max(0.0, (live_start - timezone.now()).total_seconds()))
+        deadlines = schedule_deadlines(options.deadlines, spread, base_seconds=5)
+        values = lateness_ms(deadlines, timeout=60)
+        day_values = lateness_ms(day, timeout=120) if day else []
+    report("healthy, live deadlines (workers + beat)", values, most)
+    # Each live match deals its next hand (a 5 s clock) 4 s after a timeout: the timeouts a
+    # second grow through the phase, and so may the lateness.
+    ordered = [late for _, late in sorted(zip(deadlines.values(), values, strict=True))]
+    half = len(ordered) // 2
+    if half:
+        print(
+            f"  p99 of the first half of the deadlines {percentile(ordered[:half], 0.99):.0f} ms, "
+            f"of the second half {percentile(ordered[half:], 0.99):.0f} ms"
+        )
+    if day_values:
+        from games.models import Action
+
+        applied = Action.objects.filter(hand__in=day, move__type="timeout").count()
+        print(
+            f"  the {burst} day deadlines due at once: lateness p50 "
+            f"{statistics.median(day_values):.0f} ms, max {max(day_values):.0f} ms; "
+            f"{applied} timeouts applied for {len(day)} hands"
+        )
 
 
 def main() -> None:
@@ -353,8 +448,15 @@ def main() -> None:
         "--open-correspondence", type=int, default=10_000, help="open games for the tick cost"
     )
     parser.add_argument(
+        "--correspondence-due",
+        type=int,
+        default=120,
+        help="correspondence games whose day deadlines fall due at once amid phase 1's",
+    )
+    parser.add_argument(
         "--correspondence-only", action="store_true", help="only the tick cost and phase 6"
     )
+    parser.add_argument("--healthy-only", action="store_true", help="only phase 1")
     options = parser.parse_args()
 
     start_django(fresh=True)
@@ -362,19 +464,26 @@ def main() -> None:
     from django.conf import settings
     from django.utils import timezone
 
-    from games.clock import POLL_INTERVAL
+    from games.clock import DAY_POLL_INTERVAL, POLL_INTERVAL
 
     logs = Path(tempfile.mkdtemp(prefix="bench-clock-"))
     celery = [str(Path(sys.executable).parent / "celery"), "-A", "pan_site"]
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    day_queue = settings.CELERY_CORRESPONDENCE_QUEUE
     commands = {
         "worker": [
             *celery, "worker", "--pool=threads", "--concurrency=8", "--loglevel=info",
             f"--queues={queue}", "--hostname=worker@%h", "--without-gossip", "--without-mingle",
         ],
+        "correspondence": [
+            *celery, "worker", "--pool=threads", "--concurrency=2", "--loglevel=info",
+            f"--queues={day_queue}", "--hostname=correspondence@%h", "--without-gossip",
+            "--without-mingle",
+        ],
         "beat": [*celery, "beat", "--loglevel=info", f"--schedule={logs / 'schedule'}"],
     }  # fmt: skip
-    ready = {"worker": "ready.", "beat": "beat: Starting"}
+    workers = ("worker", "correspondence")  # each with its ticker, as in the Procfile
+    ready = {"worker": "ready.", "correspondence": "ready.", "beat": "beat: Starting"}
     running: dict[str, subprocess.Popen] = {}
     starts: Counter[str] = Counter()
 
@@ -401,8 +510,10 @@ def main() -> None:
 
     print(
         f"settings: {os.environ['DATABASE_URL'].rsplit('/', 1)[1]}, queue {queue}, one worker "
-        f"(threads, concurrency 8) and beat, each with a ticker polling every "
-        f"{POLL_INTERVAL} s; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+        f"(threads, concurrency 8), the correspondence queue's (concurrency 2) and beat, "
+        f"each with a ticker polling every {POLL_INTERVAL} s (correspondence clocks every "
+        f"{DAY_POLL_INTERVAL} s); {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f}"
     )
     count = options.open_correspondence
     for label, adding in (("no open games", 0), (f"{count:,} open correspondence games", count)):
@@ -414,28 +525,26 @@ def main() -> None:
         )
     print("  " + ticker_plan().replace("\n", "\n  "))
     try:
-        up("worker", "beat")
+        up(*workers, "beat")
         if options.correspondence_only:
-            day_scale_restart(options.killed, kill, up)
+            day_scale_restart(options.killed, kill, up, workers)
             return
-        print(f"phase 1: {options.deadlines} deadlines over {options.spread:.0f} s, all healthy")
-        with watching_pending() as most:
-            deadlines = schedule_deadlines(options.deadlines, options.spread, base_seconds=5)
-            values = lateness_ms(deadlines, timeout=60)
-        report("healthy (worker + beat)", values, most)
+        healthy(options)
+        if options.healthy_only:
+            return
 
         print(f"phase 2: {options.killed} deadlines over 2 s, beat SIGKILLed before them")
-        killed_while_pending("beat SIGKILLed, the worker alive", ("beat",))
+        killed_while_pending("beat SIGKILLed, the workers alive", ("beat",))
         up("beat")
 
-        print(f"phase 3: {options.killed} deadlines over 2 s, the worker SIGKILLed before them")
-        killed_while_pending("worker SIGKILLed, beat alive", ("worker",))
-        up("worker")
+        print(f"phase 3: {options.killed} deadlines over 2 s, the workers SIGKILLed before them")
+        killed_while_pending("workers SIGKILLed, beat alive", workers)
+        up(*workers)
 
-        print(f"phase 4: {options.killed} deadlines over 2 s, worker and beat SIGKILLed")
+        print(f"phase 4: {options.killed} deadlines over 2 s, workers and beat SIGKILLed")
         with watching_pending() as most:
             deadlines = schedule_deadlines(options.killed, 2.0, base_seconds=5)
-            kill("worker", "beat")
+            kill(*workers, "beat")
             last = max(deadlines.values())
             time.sleep(max(0.0, (last - timezone.now()).total_seconds() + 1.0))
             up("worker")
@@ -445,7 +554,7 @@ def main() -> None:
         pairs = zip(deadlines.values(), values, strict=True)
         done = max(deadline + timedelta(milliseconds=late) for deadline, late in pairs)
         print(f"  the last of them {(done - back).total_seconds():.1f} s after it was ready")
-        up("beat")
+        up("correspondence", "beat")
 
         if options.flood:
             print(f"phase 5: {options.flood} tables of four ISMCTS bots flood the main queue")
@@ -459,7 +568,7 @@ def main() -> None:
                 report(f"flood, {label}", values, most)
             stop_flood(flood)
             up("beat")  # "the worker alone" left it down; phase 6 stops both
-        day_scale_restart(options.killed, kill, up)
+        day_scale_restart(options.killed, kill, up, workers)
     finally:
         kill(*list(running), sig=signal.SIGTERM)
     print(f"logs: {logs}")

@@ -96,12 +96,17 @@ def wait_for_port(port: int, *, proc: subprocess.Popen, log: Path, timeout: floa
 
 
 def celery_worker_args(*, queues: Sequence[str] | None = None, concurrency: int = 4) -> list[str]:
-    """A ``celery worker`` on ``queues``: by default both of the settings' queues, the main
-    one (``CELERY_QUEUE``) and the analysis one, so that one worker runs every task."""
+    """A ``celery worker`` on ``queues``: by default all of the settings' queues, the main
+    one (``CELERY_QUEUE``), the analysis one and the correspondence one, so that one
+    worker runs every task."""
     from django.conf import settings
 
     if queues is None:
-        queues = [settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_ANALYSIS_QUEUE]
+        queues = [
+            settings.CELERY_TASK_DEFAULT_QUEUE,
+            settings.CELERY_ANALYSIS_QUEUE,
+            settings.CELERY_CORRESPONDENCE_QUEUE,
+        ]
     return [
         str(VENV_BIN / "celery"),
         "-A",

@@ -27,10 +27,11 @@ def task_on_commit(
     *,
     countdown: float | None = None,
     eta: datetime | None = None,
+    queue: str | None = None,
 ) -> None:
     """Queue the task registered as ``name`` once the transaction commits (a task never
     runs on a state that did not happen)."""
-    transaction.on_commit(lambda: task_send(name, args, countdown=countdown, eta=eta))
+    transaction.on_commit(lambda: task_send(name, args, countdown=countdown, eta=eta, queue=queue))
 
 
 def task_send(
@@ -39,9 +40,11 @@ def task_send(
     *,
     countdown: float | None = None,
     eta: datetime | None = None,
+    queue: str | None = None,
 ) -> None:
-    """Queue the task registered as ``name`` now."""
-    current_app.send_task(name, args=args, countdown=countdown, eta=eta)
+    """Queue the task registered as ``name`` now, on ``queue`` if given (else its route's,
+    or the main one)."""
+    current_app.send_task(name, args=args, countdown=countdown, eta=eta, queue=queue)
 
 
 # --- work done again and again: the periodic tasks, the clock ticker -------------------------

@@ -1,9 +1,9 @@
 """The production shape on this machine, for trying it out (`make run-prod`).
 
 nginx (a non-system instance under ``PAN_VAR_DIR/nginx``, plain HTTP on ``--port``) in
-front of two daphnes, the Celery worker, the analysis worker and beat, with ``DEBUG``
-off, on PostgreSQL and Redis: the site as ``deploy/`` runs it on a server, but without
-TLS, on ports of this machine. First it creates the database when missing, migrates,
+front of two daphnes, the Celery worker, the analysis and correspondence workers and beat,
+with ``DEBUG`` off, on PostgreSQL and Redis: the site as ``deploy/`` runs it on a server,
+but without TLS, on ports of this machine. First it creates the database when missing, migrates,
 compiles the translations and collects the static files (nginx serves them); then honcho
 runs ``deploy/Procfile.prod`` in its place, and Ctrl-C stops every process it started.
 

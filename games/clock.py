@@ -6,6 +6,14 @@ per move) and dies with that worker. The ticker holds nothing: every ``POLL_INTE
 it asks the database, with one query on a partial index of the unfinished hands, which
 hands are due and applies their timeouts. Its cost follows the live hands, not the moves.
 
+Two kinds of clock, two passes, two partial indexes: a live clock's deadline (minutes per
+hand) is read ten times a second by the ticker's main thread (``tick``); a correspondence
+clock's (days per move) once a second, a batch at a time, by a thread of its own
+(``day_tick``). However many correspondence games are open, and however many of their day
+deadlines fall due at once (games started together, or due while every process was down),
+a live timeout due now is never read, queued or applied behind them: a bullet player does
+not pay for the day-long games of others, and a day deadline a second late is no matter.
+
 A ticker runs next to every Celery worker, in beat and in the embedded web process
 (``pan_site.celery``, ``pan_site.embedded``), so a timeout lands while any of them lives.
 Next to a worker it is a process of its own (``python -m games.clock``): the worker's
@@ -29,7 +37,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 
@@ -40,9 +48,14 @@ from core.tasks import Outage
 
 logger = logging.getLogger(__name__)
 
-# Seconds between two looks at the deadlines; a deadline known to come sooner is waited for
-# exactly, so this bounds the lateness only of a deadline set less than it ahead.
+# Seconds between two looks at the live deadlines; a deadline known to come sooner is waited
+# for exactly, so this bounds the lateness only of a deadline set less than it ahead.
 POLL_INTERVAL = 0.1
+# Seconds between two looks at the correspondence (day) deadlines, and how many of them one
+# look applies at most, one after the other: a burst is worked off a batch at a time (the
+# next batch at once while they come full), and the thread stops soon when told.
+DAY_POLL_INTERVAL = 1.0
+DAY_BATCH = 50
 # A burst of due timeouts is applied on up to this many threads, one per this many hands
 # (a helper thread opens a connection of its own: not worth it for a few).
 APPLY_THREADS = 4
@@ -59,17 +72,29 @@ Clock = Callable[[], datetime]
 
 
 def due_timeouts(
-    now: datetime, *, lookahead: float = 0.0
+    now: datetime,
+    *,
+    lookahead: float = 0.0,
+    day: bool = False,
+    limit: int | None = None,
+    skip: Collection[int] = (),
 ) -> tuple[list[tuple[int, int]], datetime | None]:
     """The ``(hand id, version)`` pairs due at ``now``, and the first deadline within
-    ``lookahead`` seconds after it (None if there is none): one indexed query."""
+    ``lookahead`` seconds after it (None if there is none): one query on the partial index
+    of the live clocks' deadlines, or with ``day`` on the correspondence clocks' (then the
+    ``limit`` soonest, leaving out the hands in ``skip``)."""
     from games.models import Hand  # here: ``python -m games.clock`` imports this before setup
 
-    rows = (
-        Hand.objects.filter(outcome__isnull=True, deadline__lte=now + timedelta(seconds=lookahead))
-        .order_by("deadline")
-        .values_list("pk", "version", "deadline")
+    hands = Hand.objects.filter(
+        outcome__isnull=True, deadline__lte=now + timedelta(seconds=lookahead)
     )
+    # The same conditions as the indexes' (games.models.Hand), so that PostgreSQL reads one.
+    hands = hands.filter(move_ms__gt=0) if day else hands.filter(move_ms=0)
+    if skip:
+        hands = hands.exclude(pk__in=list(skip))
+    rows = hands.order_by("deadline").values_list("pk", "version", "deadline")
+    if limit is not None:
+        rows = rows[:limit]
     due: list[tuple[int, int]] = []
     for hand_id, version, deadline in rows:
         if deadline > now:
@@ -121,72 +146,108 @@ def _apply_share(due: Sequence[tuple[int, int]], now: Clock, *, close: bool = Fa
 
 
 class ClockTicker:
-    """A daemon thread that applies due timeouts until stopped.
+    """Two daemon threads that apply due timeouts until stopped: the live clocks' (``tick``,
+    every ``interval``) and the correspondence clocks' (``day_tick``, every
+    ``day_interval``), each on its own database connection, so that neither ever waits for
+    the other.
 
-    It keeps one database connection for its thread (opening one ten times a second
+    Each keeps one database connection for its thread (opening one ten times a second
     would cost more than the query) and closes it after an error and when it stops.
     ``now`` (the deadlines' clock) and ``monotonic`` (the failed hands' rest) are
-    injectable for tests; the thread waits in real seconds.
+    injectable for tests; the threads wait in real seconds.
     """
 
     def __init__(
         self,
         *,
         interval: float = POLL_INTERVAL,
+        day_interval: float = DAY_POLL_INTERVAL,
         threads: int = APPLY_THREADS,
         now: Clock = timezone.now,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.interval = interval
+        self.day_interval = day_interval
         self.threads = threads
         self._now = now
         self._monotonic = monotonic
         self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._resting: dict[int, float] = {}  # hand id -> monotonic time its backoff ends
+        self._threads: list[threading.Thread] = []
+        # hand id -> monotonic time its backoff ends, for each pass (each its own thread's)
+        self._resting: dict[int, float] = {}
+        self._day_resting: dict[int, float] = {}
 
     def tick(self) -> float:
-        """One pass: apply every due timeout. Returns the seconds until the next pass:
-        the poll interval, or less when a deadline comes sooner."""
+        """One pass over the live clocks: apply every due timeout (correspondence clocks
+        are not read). Returns the seconds until the next pass: the poll interval, or
+        less when a deadline comes sooner."""
         due, upcoming = due_timeouts(self._now(), lookahead=self.interval)
-        resting_now = self._monotonic()
-        self._resting = {pk: end for pk, end in self._resting.items() if end > resting_now}
-        failed = apply_timeouts(
-            [(pk, version) for pk, version in due if pk not in self._resting],
-            now=self._now,
-            threads=self.threads,
-        )
-        self._resting.update(dict.fromkeys(failed, resting_now + FAILED_HAND_BACKOFF))
+        self._apply(due, self._resting, threads=self.threads)
         if upcoming is None:
             return self.interval
         return min(self.interval, max(0.0, (upcoming - self._now()).total_seconds()))
 
+    def day_tick(self) -> float:
+        """One pass over the correspondence clocks: apply the ``DAY_BATCH`` soonest due
+        timeouts, one after the other. Returns the seconds until the next pass: none while
+        the batches come full (a burst), else the day interval."""
+        resting = self._day_resting
+        now = self._monotonic()
+        skip = [pk for pk, end in resting.items() if end > now]
+        due, _ = due_timeouts(self._now(), day=True, limit=DAY_BATCH, skip=skip)
+        self._apply(due, resting, threads=1)
+        return 0.0 if len(due) == DAY_BATCH else self.day_interval
+
+    def _apply(
+        self, due: Sequence[tuple[int, int]], resting: dict[int, float], *, threads: int
+    ) -> None:
+        """``apply_timeouts`` of ``due`` but the hands resting after a failure; a hand that
+        fails now rests for ``FAILED_HAND_BACKOFF``."""
+        now = self._monotonic()
+        for pk in [pk for pk, end in resting.items() if end <= now]:
+            del resting[pk]
+        failed = apply_timeouts(
+            [(pk, version) for pk, version in due if pk not in resting],
+            now=self._now,
+            threads=threads,
+        )
+        resting.update(dict.fromkeys(failed, now + FAILED_HAND_BACKOFF))
+
     def start(self) -> None:
         self._stopping.clear()
-        self._thread = threading.Thread(target=self._run, name="clock-ticker", daemon=True)
-        self._thread.start()
+        # Each thread says its outage in one line when it starts and one when it ends.
+        self._threads = [
+            threading.Thread(target=self._run, args=(step, what), name=name, daemon=True)
+            for step, what, name in (
+                (self.tick, "clock ticks", "clock-ticker"),
+                (self.day_tick, "correspondence clock ticks", "clock-ticker-day"),
+            )
+        ]
+        for thread in self._threads:
+            thread.start()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Ask the thread to stop and wait for it (it finishes the timeout in hand)."""
+        """Ask the threads to stop and wait for them (each finishes the timeout in hand)."""
         self._stopping.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        for thread in self._threads:
+            thread.join(timeout)
 
     def is_alive(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """Whether both threads run (a ticker with one dead is started again whole)."""
+        return bool(self._threads) and all(thread.is_alive() for thread in self._threads)
 
-    def _run(self) -> None:
+    def _run(self, step: Callable[[], float], what: str) -> None:
         delay = 0.0
         outage = Outage(
             logger,
-            stopped="clock ticks stopped",
-            again="clock ticks again",
+            stopped=f"{what} stopped",
+            again=f"{what} again",
             retry=f"retrying every {ERROR_DELAY} s",
         )
         try:
             while not self._stopping.wait(delay):
                 try:
-                    delay = self.tick()
+                    delay = step()
                 except Exception as exc:
                     outage.failed(exc)  # one line when it starts, not one per retry
                     connection.close()  # it may be broken: the next tick opens a fresh one
@@ -243,6 +304,8 @@ def start_ticker(*, own_process: bool = False) -> ClockTicker | TickerProcess:
     with _lock:
         ticker = _tickers.get(kind)
         if ticker is None or not ticker.is_alive():
+            if ticker is not None:
+                ticker.stop(timeout=0)  # a thread of it that still runs ends too
             ticker = _tickers[kind] = kind()
             ticker.start()
             logger.info("clock ticker started (%s)", "process" if own_process else "thread")

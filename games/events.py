@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import transaction
 
 from core.broadcast import group_send, publish_from_loop, send_on_commit, user_group
@@ -208,9 +209,11 @@ def schedule_bot_if_needed_on_commit(
     else:
         bot = hand.match.players.filter(seat=hand.state["to_move"]).exclude(bot_level="").exists()
     if bot:
-        version = hand.version
+        version, correspondence = hand.version, bool(hand.move_ms)
         delay = random.uniform(*BOT_DELAY)
-        transaction.on_commit(lambda: schedule_bot(hand.pk, version, delay))
+        transaction.on_commit(
+            lambda: schedule_bot(hand.pk, version, delay, correspondence=correspondence)
+        )
 
 
 def bot_to_move(hand: Hand, players: list[MatchPlayer]) -> bool:
@@ -219,12 +222,25 @@ def bot_to_move(hand: Hand, players: list[MatchPlayer]) -> bool:
     return any(p.seat == to_move and p.bot_level for p in players)
 
 
-def schedule_next_hand_on_commit(match_id: int, after_number: int, *, delay: float) -> None:
-    task_on_commit(TASK_NEXT_HAND, (match_id, after_number), countdown=delay)
+def follow_up_queue(*, correspondence: bool) -> str | None:
+    """The queue of a hand's follow-up (its bot's move, the next hand's deal): a
+    correspondence game's has its own (settings.CELERY_CORRESPONDENCE_QUEUE), so that a
+    burst of them never holds up a live game's; None: the main one."""
+    return settings.CELERY_CORRESPONDENCE_QUEUE if correspondence else None
 
 
-def schedule_bot(hand_id: int, version: int, delay: float) -> None:
-    task_send(TASK_BOT_ACT, (hand_id, version), countdown=delay)
+def schedule_next_hand_on_commit(
+    match_id: int, after_number: int, *, delay: float, correspondence: bool = False
+) -> None:
+    """The deal of the hand after ``after_number`` in ``delay`` seconds, once committed;
+    ``correspondence``: the match is played at days per move."""
+    queue = follow_up_queue(correspondence=correspondence)
+    task_on_commit(TASK_NEXT_HAND, (match_id, after_number), countdown=delay, queue=queue)
+
+
+def schedule_bot(hand_id: int, version: int, delay: float, *, correspondence: bool = False) -> None:
+    queue = follow_up_queue(correspondence=correspondence)
+    task_send(TASK_BOT_ACT, (hand_id, version), countdown=delay, queue=queue)
 
 
 def _schedule_bot_logged(hand_id: int, version: int, delay: float) -> None:

@@ -270,7 +270,8 @@ class Hand(models.Model):
 
     # A move writes a new version of its hand's row, and each index of the table one
     # entry more (the deadline changes, so PostgreSQL cannot update in place): the match
-    # and the deadline are indexed only by the constraint and the clock's index below.
+    # and the deadline are indexed only by the constraint and the clock's indexes below
+    # (a row is in one of them at most).
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands", db_index=False)
     number = models.PositiveIntegerField()
     dealer = models.PositiveSmallIntegerField()
@@ -295,13 +296,21 @@ class Hand(models.Model):
             models.UniqueConstraint(fields=["match", "number"], name="hand_number_unique")
         ]
         indexes = [
-            # The clock tickers ask it ten times a second which hands are due (games.clock):
-            # only unfinished hands, so it stays as small as the live room.
+            # The clock tickers ask it ten times a second which live hands are due
+            # (games.clock): only unfinished hands on a live clock, so it stays as small as
+            # the live room, whatever the correspondence games open.
             models.Index(
                 fields=["deadline"],
-                condition=models.Q(outcome__isnull=True),
+                condition=models.Q(outcome__isnull=True, move_ms=0),
                 name="hand_live_deadline",
-            )
+            ),
+            # And once a second which correspondence hands are due, from an index of their
+            # own (a move writes an entry in one of the two, as before in the one).
+            models.Index(
+                fields=["deadline"],
+                condition=models.Q(outcome__isnull=True, move_ms__gt=0),
+                name="hand_day_deadline",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -8,22 +8,25 @@ applies them (``games.clock``): no task per move, nothing held in memory until a
 deadline, and a timeout lands while any worker or beat lives;
 (3) ``sweep_hands`` runs on beat every 2 s on the main queue: it starts again a ticker
 of its worker that has died, applies whatever timeout is still overdue after
-``SWEEP_TIMEOUT_GRACE``, deals due next hands and wakes stalled bots.
+``SWEEP_TIMEOUT_GRACE``, deals due next hands and wakes stalled bots. A correspondence
+game's are the tickers' day pass and its own queue's: the sweep steps in for them only
+after ``SWEEP_DAY_GRACE``, ``SWEEP_DAY_BATCH`` at a time, so that a burst of them never
+holds the main queue's worker.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from celery import shared_task
-from django.db.models import Exists, IntegerField, OuterRef
+from django.db.models import Exists, IntegerField, OuterRef, Q
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 from django.utils import timezone
 
 from core.tasks import periodic_task
-from games import bots, clock, services
+from games import bots, clock, events, services
 from games.models import Hand, Match, MatchPlayer
 
 logger = logging.getLogger(__name__)
@@ -33,6 +36,11 @@ SWEEP_BOT_GRACE = timedelta(seconds=5)
 # The tickers apply a timeout within a tenth of a second; the sweep steps in only after
 # this, so that it does not queue on the row lock a ticker holds.
 SWEEP_TIMEOUT_GRACE = timedelta(seconds=2)
+# A correspondence game's timeout or next hand left undone this long (its day pass or its
+# queue's worker down or behind) is done by the sweep, this many of each at a time; its
+# bot, waiting this long, is woken again.
+SWEEP_DAY_GRACE = timedelta(minutes=1)
+SWEEP_DAY_BATCH = 20
 
 
 @shared_task(name="games.bot_act")
@@ -74,28 +82,43 @@ def sweep_hands() -> dict[str, int]:
     now = timezone.now()
     clock.revive_tickers()
     due, _ = clock.due_timeouts(now - SWEEP_TIMEOUT_GRACE)
+    day_due, _ = clock.due_timeouts(now - SWEEP_DAY_GRACE, day=True, limit=SWEEP_DAY_BATCH)
     clock.apply_timeouts(due)
-    timeouts = len(due)
+    clock.apply_timeouts(day_due)
+    timeouts = len(due) + len(day_due)
 
     # One query each, however many tables play (a query per table every 2 s would take
     # a large share of a worker's time in a busy room).
     dealt = 0
-    due_deals = Hand.objects.filter(
-        match__status=Match.Status.PLAYING, finished_at__lte=now - SWEEP_NEXT_HAND_GRACE
-    ).exclude(Exists(Hand.objects.filter(match=OuterRef("match"), number__gt=OuterRef("number"))))
-    for match_id, number in due_deals.values_list("match_id", "number"):
+    for match_id, number in [*_due_deals(now, day=False), *_due_deals(now, day=True)]:
         dealt += services.match_next_hand(match_id=match_id, after_number=number) is not None
 
     woken = 0
     bot_to_move = MatchPlayer.objects.filter(
         match=OuterRef("match"), seat=OuterRef("to_move")
     ).exclude(bot_level="")
+    waited = Q(move_ms=0, turn_started_at__lte=now - SWEEP_BOT_GRACE) | Q(
+        move_ms__gt=0, turn_started_at__lte=now - SWEEP_DAY_GRACE
+    )
     stalled = (
-        Hand.objects.filter(outcome__isnull=True, turn_started_at__lte=now - SWEEP_BOT_GRACE)
+        Hand.objects.filter(waited, outcome__isnull=True)
         .annotate(to_move=Cast(KT("state__to_move"), IntegerField()))
         .filter(Exists(bot_to_move))
     )
-    for hand_id, version in stalled.values_list("pk", "version"):
-        bot_act_task.delay(hand_id, version)
+    for hand_id, version, move_ms in stalled.values_list("pk", "version", "move_ms"):
+        queue = events.follow_up_queue(correspondence=bool(move_ms))
+        bot_act_task.apply_async((hand_id, version), queue=queue)
         woken += 1
     return {"timeouts": timeouts, "dealt": dealt, "bots": woken}
+
+
+def _due_deals(now: datetime, *, day: bool) -> list[tuple[int, int]]:
+    """``(match id, hand number)`` of the ended hands whose next hand is overdue: a live
+    game's after ``SWEEP_NEXT_HAND_GRACE``, or with ``day`` the ``SWEEP_DAY_BATCH`` first
+    of a correspondence game's after ``SWEEP_DAY_GRACE``."""
+    grace = SWEEP_DAY_GRACE if day else SWEEP_NEXT_HAND_GRACE
+    hands = Hand.objects.filter(match__status=Match.Status.PLAYING, finished_at__lte=now - grace)
+    hands = hands.filter(move_ms__gt=0) if day else hands.filter(move_ms=0)
+    later = Hand.objects.filter(match=OuterRef("match"), number__gt=OuterRef("number"))
+    rows = hands.exclude(Exists(later)).values_list("match_id", "number")
+    return list(rows.order_by("finished_at")[:SWEEP_DAY_BATCH] if day else rows)

@@ -5,7 +5,8 @@ periodic sweeps on a machine with nothing installed. The broker is kombu's in-me
 transport, which exists only inside this process: tasks are sent and consumed here.
 The clock ticker (``games.clock``) applies the timeouts, as it does in every worker.
 As with the Procfile, hands' analyses have a worker of their own on their own queue,
-with fewer threads, so that they never hold up the main queue's bots and clocks.
+with fewer threads, so that they never hold up the main queue's bots and clocks, and so
+have correspondence games' next hands and bots.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ class _EmbeddedWorkController(WorkController):
         self.ready.set()
 
 
-# Threads of the embedded analysis worker: the Procfile's `analysis` has as many.
+# Threads of the embedded analysis and correspondence workers: the Procfile's have as many.
 ANALYSIS_CONCURRENCY = 1
+CORRESPONDENCE_CONCURRENCY = 2
 
 
 def _worker(name: str, queue: str, concurrency: int, timeout: float) -> WorkController:
@@ -62,8 +64,9 @@ def _worker(name: str, queue: str, concurrency: int, timeout: float) -> WorkCont
 
 def start_embedded_worker(*, concurrency: int = 4, timeout: float = 15.0) -> WorkController:
     """Start (once per process) the Celery worker threads (the main queue's with
-    ``concurrency`` threads, the analysis queue's with ``ANALYSIS_CONCURRENCY``), a beat
-    thread and the clock ticker.
+    ``concurrency`` threads, the analysis queue's with ``ANALYSIS_CONCURRENCY``, the
+    correspondence queue's with ``CORRESPONDENCE_CONCURRENCY``), a beat thread and the
+    clock ticker.
 
     Returns the main queue's worker. Refuses to run against a real broker, where the
     separate ``celery worker`` and ``celery beat`` processes do this job.
@@ -79,6 +82,12 @@ def start_embedded_worker(*, concurrency: int = 4, timeout: float = 15.0) -> Wor
         app.set_default()
         worker = _worker("embedded", settings.CELERY_TASK_DEFAULT_QUEUE, concurrency, timeout)
         _worker("analysis", settings.CELERY_ANALYSIS_QUEUE, ANALYSIS_CONCURRENCY, timeout)
+        _worker(
+            "correspondence",
+            settings.CELERY_CORRESPONDENCE_QUEUE,
+            CORRESPONDENCE_CONCURRENCY,
+            timeout,
+        )
         beat_schedule_file = settings.VAR_DIR / "celerybeat-schedule"
         beat.EmbeddedService(app, thread=True, schedule_filename=str(beat_schedule_file)).start()
         clock.start_ticker()  # beat_init would start it too, but later, from beat's thread

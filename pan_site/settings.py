@@ -226,9 +226,15 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "pan")
 # so that it never holds up a bot's move, a next hand or a tournament on the main queue.
 # The search of finished hands for puzzles (puzzles.tasks) runs there too.
 CELERY_ANALYSIS_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-analysis"
+# A correspondence game's follow-ups (the next hand's deal, a bot's move at its table) have
+# a queue of their own, and a worker of their own (the Procfile's `correspondence`, a
+# thread in embedded mode): a burst of day deadlines falling due together sends hundreds
+# of them at once, and a bullet player's next hand or bot must never wait behind them.
+# Their tasks are sent there by the caller, which knows the hand's clock (games.events).
+CELERY_CORRESPONDENCE_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-correspondence"
 CELERY_TASK_QUEUES = tuple(
     Queue(name, Exchange(name, type="direct"), routing_key=name)
-    for name in (CELERY_TASK_DEFAULT_QUEUE, CELERY_ANALYSIS_QUEUE)
+    for name in (CELERY_TASK_DEFAULT_QUEUE, CELERY_ANALYSIS_QUEUE, CELERY_CORRESPONDENCE_QUEUE)
 )
 CELERY_TASK_ROUTES = {
     name: {"queue": CELERY_ANALYSIS_QUEUE}

@@ -404,7 +404,9 @@ def _finish_hand(hand: Hand, state: HandState, *, now: datetime) -> None:
     hand.match = match
     signals.hand_finished.send(sender=Hand, hand=hand, now=now, managed=managed)
     if not managed and not after.is_over:
-        events.schedule_next_hand_on_commit(match.pk, hand.number, delay=NEXT_HAND_DELAY)
+        events.schedule_next_hand_on_commit(
+            match.pk, hand.number, delay=NEXT_HAND_DELAY, correspondence=bool(hand.move_ms)
+        )
 
 
 # --- helpers --------------------------------------------------------------------------------

@@ -174,7 +174,9 @@ def hand_stop_without_letter(*, table_id: int, now: datetime | None = None) -> H
             raise Refused(_("No hand is being played here."))
         match.state = match.match_state.after_hand(hand.engine_state.outcome).to_json()
         match.save(update_fields=["state"])
-        events.schedule_next_hand_on_commit(match.pk, hand.number, delay=NEXT_HAND_DELAY)
+        events.schedule_next_hand_on_commit(
+            match.pk, hand.number, delay=NEXT_HAND_DELAY, correspondence=bool(hand.move_ms)
+        )
     return hand
 
 

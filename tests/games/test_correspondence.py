@@ -61,7 +61,7 @@ def test_a_move_after_the_day_deadline_is_refused_and_the_timeout_applies_once()
     # Every other layer of the clock finds nothing left to do.
     assert services.execute(services.Timeout(hand_id=hand.pk), now=late) is None
     assert services.execute(services.Timeout(hand_id=hand.pk), now=late + DAY) is None
-    ClockTicker(now=lambda: late + DAY).tick()
+    ClockTicker(now=lambda: late + DAY).day_tick()
     hand.refresh_from_db()
     assert hand.outcome["reason"] == "timeout" and hand.outcome["loser"] == late_seat
     assert Action.objects.filter(hand=hand, move__type="timeout").count() == 1
@@ -72,10 +72,13 @@ def test_the_ticker_applies_a_day_deadline_and_not_a_minute_early():
     table = make_table(players=2, move_days=3)
     t0 = timezone.now()
     hand = first_hand(table, t0)
-    ClockTicker(now=lambda: t0 + 3 * DAY - timedelta(minutes=1)).tick()
+    ClockTicker(now=lambda: t0 + 3 * DAY - timedelta(minutes=1)).day_tick()
     hand.refresh_from_db()
     assert hand.outcome is None
-    ClockTicker(now=lambda: t0 + 3 * DAY).tick()
+    ClockTicker(now=lambda: t0 + 3 * DAY).tick()  # the live clocks' pass: not its
+    hand.refresh_from_db()
+    assert hand.outcome is None
+    ClockTicker(now=lambda: t0 + 3 * DAY).day_tick()
     hand.refresh_from_db()
     assert hand.outcome["reason"] == "timeout"
 
