@@ -16,7 +16,7 @@ Every ``--window-minutes`` (default 5) and at the end it prints one line per win
               hands in play=.. actions on average
       rss MB: daphne1=.. daphne2=.. worker=.. beat=.. client=..;
       postgres connections=..; redis clients=.. (ours ..) keys=..
-      collections: daphne1 longest=.. ms (gen ..) complete passes=.. set aside=.. ..
+      collections: daphne1 longest=.. ms (gen .., cpu .. ms) complete passes=.. set aside=..
 
 (the hands in play: the mean of their actions so far at the window's end, from the
 database: a move's write carries its hand's history, and a hand its players never end
@@ -168,18 +168,22 @@ class Collections:
 
     longest_ms: float = 0.0
     generation: int = -1
+    cpu_ms: float = 0.0  # the CPU its thread spent in the longest (less: the core was taken)
     complete: list[float] | None = None  # the complete passes' durations, ms
     aside: int = 0  # objects set aside at its last report
 
     def summary(self) -> str:
         passes = ",".join(f"{ms:.0f}" for ms in self.complete or []) or "none"
         return (
-            f"longest={self.longest_ms:.1f} ms (gen {self.generation}) "
+            f"longest={self.longest_ms:.1f} ms (gen {self.generation}, cpu "
+            f"{self.cpu_ms:.1f} ms) "
             f"complete passes={passes} ms set aside={self.aside}"
         )
 
 
-_PAUSES = re.compile(r"the longest ([\d.]+) ms \(generation (-?\d+)\); (\d+) objects set aside")
+_PAUSES = re.compile(
+    r"the longest ([\d.]+) ms \(generation (-?\d+), ([\d.]+) ms of CPU\); (\d+) objects set aside"
+)
 _COMPLETE = re.compile(r"complete collection in (\d+) ms")
 
 
@@ -198,10 +202,11 @@ class CollectorLogs:
                 text = log.read()
                 self.read_to[name] = log.tell()
             seen = Collections(complete=[float(ms) for ms in _COMPLETE.findall(text)])
-            for longest, generation, aside in _PAUSES.findall(text):
+            for longest, generation, cpu, aside in _PAUSES.findall(text):
                 seen.aside = int(aside)
                 if float(longest) > seen.longest_ms:
                     seen.longest_ms, seen.generation = float(longest), int(generation)
+                    seen.cpu_ms = float(cpu)
             taken[name] = seen
         return taken
 

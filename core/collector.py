@@ -53,29 +53,30 @@ REPORT_EVERY = 60.0
 
 class Pauses:
     """How long the collections stopped the process (``gc.callbacks``): how many since
-    the last ``take``, and the longest with its generation."""
+    the last ``take``, and the longest with its generation and the CPU its thread spent
+    in it (less than the pause when the machine's other processes took the core)."""
 
-    def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
-        self.clock = clock
-        self.started = 0.0
+    def __init__(self) -> None:
+        self.started = self.started_cpu = 0.0
         self.count = 0
-        self.longest = 0.0
+        self.longest = self.longest_cpu = 0.0
         self.generation = -1
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            self.started = self.clock()
+            self.started, self.started_cpu = time.perf_counter(), time.thread_time()
             return
-        pause = self.clock() - self.started
+        pause = time.perf_counter() - self.started
         self.count += 1
         if pause > self.longest:
             self.longest, self.generation = pause, info["generation"]
+            self.longest_cpu = time.thread_time() - self.started_cpu
 
-    def take(self) -> tuple[int, float, int]:
-        """(collections, the longest pause in seconds, its generation) since the last
-        take; then from nothing again."""
-        taken = (self.count, self.longest, self.generation)
-        self.count, self.longest, self.generation = 0, 0.0, -1
+    def take(self) -> tuple[int, float, float, int]:
+        """(collections, the longest pause and its CPU in seconds, its generation) since
+        the last take; then from nothing again."""
+        taken = (self.count, self.longest, self.longest_cpu, self.generation)
+        self.count, self.longest, self.longest_cpu, self.generation = 0, 0.0, 0.0, -1
         return taken
 
 
@@ -128,14 +129,15 @@ class Freezer:
             gc.callbacks.append(self.pauses)
 
     def report(self, now: float) -> None:
-        count, longest, generation = self.pauses.take()
+        count, longest, cpu, generation = self.pauses.take()
         logger.info(
-            "collections in the last %.0f s: %d, the longest %.1f ms (generation %d); "
-            "%d objects set aside",
+            "collections in the last %.0f s: %d, the longest %.1f ms (generation %d, "
+            "%.1f ms of CPU); %d objects set aside",
             now - self.reported_at,
             count,
             longest * 1e3,
             generation,
+            cpu * 1e3,
             gc.get_freeze_count(),
         )
         self.reported_at = now
