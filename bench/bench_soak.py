@@ -16,6 +16,7 @@ Every ``--window-minutes`` (default 5) and at the end it prints one line per win
               hands in play=.. actions on average
       rss MB: daphne1=.. daphne2=.. worker=.. beat=.. client=..;
       postgres connections=..; redis clients=.. (ours ..) keys=..
+      collections: daphne1 longest=.. ms (gen .., cpu .. ms) complete passes=.. set aside=..
 
 (the hands in play: the mean of their actions so far at the window's end, from the
 database: a move's write carries its hand's history, and a hand its players never end
@@ -23,14 +24,19 @@ runs until ``--max-actions`` (the rules' 500, some 17 minutes at this pace) cuts
 off, so until then the load itself costs more per move; RSS at the window's end;
 PostgreSQL's connections to the bench database from ``pg_stat_activity``; Redis's
 ``connected_clients`` of the whole server and those on our database from ``CLIENT
-LIST``; the keys under our prefix). Then the verdict, by these rules (printed with it):
+LIST``; the keys under our prefix; each daphne's longest collection pause in the window,
+the complete passes it made and how many objects it holds set aside, from its log's
+``core.collector`` lines, one a minute: ``GC_FULL_EVERY`` in the environment asks for
+the complete pass more often than every 600 s). Then the verdict, by these rules
+(printed with it):
 
 * **flat memory**: each daphne's and the worker's RSS at the end is at most 10 % above
   its RSS at the end of the first window (the first window holds the warm-up: the
   pools, the templates, the first hands of every table);
 * **no drift in latency**: the last window's p99 is at most 1.5 times the second
   window's (the first's when there are only two);
-* **play never stopped**: 0 errors, and every table made a move in every window.
+* **play never stopped**: 0 errors, and every table made a move in every window;
+* **no long stop**: no collection stopped a daphne for more than 50 ms.
 
 Uses its own database ``pan_bench_soak`` (dropped and created at every run), channel
 prefix and Celery queue ``pan-bench-soak`` (Redis database 3 unless ``REDIS_URL`` says
@@ -44,6 +50,7 @@ import argparse
 import asyncio
 import os
 import platform
+import re
 import sys
 import tempfile
 import time
@@ -79,6 +86,7 @@ from games.engine import Rules  # noqa: E402
 
 RSS_GROWTH = 0.10  # at most this much above the end of the first window
 P99_DRIFT = 1.5  # the last window's p99 at most this times the second's
+LONGEST_PAUSE_MS = 50.0  # no collection stops a daphne for longer
 
 
 def parse_options() -> argparse.Namespace:
@@ -133,6 +141,7 @@ class Window:
     redis_clients: int
     redis_clients_ours: int
     redis_keys: int
+    collections: dict[str, Collections]
 
     def lines(self, tables: int) -> list[str]:
         seconds = max(1e-6, (self.ended - self.began) * 60)
@@ -147,8 +156,59 @@ class Window:
             f"  rss MB: {rss}; postgres connections={self.postgres_connections}; redis "
             f"clients={self.redis_clients} (ours {self.redis_clients_ours}) "
             f"keys={self.redis_keys}",
+            "  collections: "
+            + " ".join(f"{name} {seen.summary()}" for name, seen in self.collections.items()),
             *(f"  {text}" for text in self.errors.details()),
         ]
+
+
+@dataclass
+class Collections:
+    """A daphne's collections in a window, as its collector logged them."""
+
+    longest_ms: float = 0.0
+    generation: int = -1
+    cpu_ms: float = 0.0  # the CPU its thread spent in the longest (less: the core was taken)
+    complete: list[float] | None = None  # the complete passes' durations, ms
+    aside: int = 0  # objects set aside at its last report
+
+    def summary(self) -> str:
+        passes = ",".join(f"{ms:.0f}" for ms in self.complete or []) or "none"
+        return (
+            f"longest={self.longest_ms:.1f} ms (gen {self.generation}, cpu "
+            f"{self.cpu_ms:.1f} ms) "
+            f"complete passes={passes} ms set aside={self.aside}"
+        )
+
+
+_PAUSES = re.compile(
+    r"the longest ([\d.]+) ms \(generation (-?\d+), ([\d.]+) ms of CPU\); (\d+) objects set aside"
+)
+_COMPLETE = re.compile(r"complete collection in (\d+) ms")
+
+
+class CollectorLogs:
+    """What each daphne's collector logged (``core.collector``) since the last read."""
+
+    def __init__(self, logs: Path, daphnes: list[Server]) -> None:
+        self.files = {s.name: next(logs.glob(f"*-{s.port}.log")) for s in daphnes}
+        self.read_to = dict.fromkeys(self.files, 0)
+
+    def take(self) -> dict[str, Collections]:
+        taken = {}
+        for name, path in self.files.items():
+            with path.open(errors="replace") as log:
+                log.seek(self.read_to[name])
+                text = log.read()
+                self.read_to[name] = log.tell()
+            seen = Collections(complete=[float(ms) for ms in _COMPLETE.findall(text)])
+            for longest, generation, cpu, aside in _PAUSES.findall(text):
+                seen.aside = int(aside)
+                if float(longest) > seen.longest_ms:
+                    seen.longest_ms, seen.generation = float(longest), int(generation)
+                    seen.cpu_ms = float(cpu)
+            taken[name] = seen
+        return taken
 
 
 def postgres_connections() -> int:
@@ -198,6 +258,7 @@ def take_window(
     meter: CpuMeter,
     daphnes: list[Server],
     watched: list[Server],
+    collector_logs: CollectorLogs,
     *,
     number: int,
     began: float,
@@ -229,6 +290,7 @@ def take_window(
         redis_clients=redis_clients,
         redis_clients_ours=redis_clients_ours,
         redis_keys=redis_keys,
+        collections=collector_logs.take(),
     )
     for measures in (
         run.latencies,
@@ -282,6 +344,13 @@ def verdict(windows: list[Window], tables: int, grown: list[str]) -> list[str]:
         f"  play: errors={errors}, fewest tables that moved in a window {still}/{tables}: "
         f"{'never stopped' if ok else 'STOPPED OR FAILED'}"
     )
+    longest = max((seen.longest_ms, name) for w in windows for name, seen in w.collections.items())
+    ok = longest[0] <= LONGEST_PAUSE_MS
+    held &= ok
+    lines.append(
+        f"  collections: the longest stopped {longest[1]} for {longest[0]:.1f} ms (at most "
+        f"{LONGEST_PAUSE_MS:g}): {'no long stop' if ok else 'LONG STOP'}"
+    )
     lines.insert(0, f"verdict: {'FLAT' if held else 'NOT FLAT'}")
     return lines
 
@@ -295,6 +364,7 @@ async def soak(
     watched: list[Server],
     options: argparse.Namespace,
     tables: int,
+    collector_logs: CollectorLogs,
 ) -> list[Window]:
     """Connect, then play window after window, printing each as it ends."""
     windows: list[Window] = []
@@ -318,6 +388,7 @@ async def soak(
                 meter,
                 daphnes,
                 watched,
+                collector_logs,
                 number=len(windows) + 1,
                 began=elapsed / 60,
                 ended=(time.monotonic() - started) / 60,
@@ -343,7 +414,8 @@ def header(options: argparse.Namespace) -> str:
         f"proxy={options.proxy}, players {options.players}, open pacing {low:g}-{high:g} s "
         f"per move per table (catching up at most {options.catch_up:g} s), "
         f"clock={BASE_SECONDS}+0 s, max_actions={options.max_actions or Rules().max_actions}, "
-        f"bots=0; python {platform.python_version()}; "
+        f"bots=0; collector's complete pass asked every "
+        f"{os.environ.get('GC_FULL_EVERY', '600')} s; python {platform.python_version()}; "
         f"{code_version()}{'; ' + options.label if options.label else ''}"
     )
 
@@ -362,7 +434,10 @@ def main() -> None:
             via = start_nginx(stack, daphnes, logs=logs) if options.proxy == "nginx" else None
             data = seat_tables(options.tables, label="soak", max_actions=options.max_actions)
             run = load_run(site_seats(data, daphnes, route="table", via=via), options)
-            windows = asyncio.run(soak(run, daphnes, workers, options, options.tables))
+            collector_logs = CollectorLogs(logs, daphnes)
+            windows = asyncio.run(
+                soak(run, daphnes, workers, options, options.tables, collector_logs)
+            )
             grown = [s.name for s in daphnes] + [s.name for s in workers if s.name != "beat"]
             if windows:
                 for line in verdict(windows, options.tables, grown):

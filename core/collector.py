@@ -7,8 +7,8 @@ fraction of a second, and every move in flight waits on it.
 So what has lived a while is set aside from the collections (``gc.freeze``) every
 ``freeze_every`` seconds: a full pass then walks only what came since. Refcounting still
 frees what is set aside; only garbage in reference cycles among it (a closed socket's
-consumer, its tasks) waits for the rare complete pass, every ``full_every`` seconds,
-which takes everything back, collects, and sets the survivors aside again.
+consumer, its tasks) waits for the rare complete pass, which takes everything back,
+collects, and sets the survivors aside again.
 
 Why every second: the middle generation is what survived the young collections since
 its last pass, and in a server most of that is the objects that replace others (a
@@ -22,6 +22,17 @@ pass: nothing that holds a scarce one may be left to the collector. An HTTP requ
 database connection is closed when the request ends (``pan_site.asgi``): left to the
 collector, a daphne serving the browser tests held 64 of PostgreSQL's 100 connections
 after a minute.
+
+The complete pass walks the whole live room: a third of a second at 250 tables, while
+every move waits. So what a long-lived object leaves when it ends is freed by
+refcounting, and the complete pass is made only when what is set aside has grown by
+more than ``growth`` (doubled) since the last one, or since the first time it was asked
+(``full_every`` seconds after the start, when the room a process took is built): garbage
+in cycles piling up among the set aside, or a room that doubled. At 250 tables a pass
+found some hundred objects in dead cycles a minute (closures that refer to themselves),
+so a process whose room stays the size it is makes none.
+Every collection's pause is measured (``Pauses``) and the longest logged each
+``report_every`` seconds.
 """
 
 from __future__ import annotations
@@ -36,6 +47,37 @@ logger = logging.getLogger(__name__)
 
 FREEZE_EVERY = 1.0
 FULL_EVERY = 600.0
+GROWTH = 1.0
+REPORT_EVERY = 60.0
+
+
+class Pauses:
+    """How long the collections stopped the process (``gc.callbacks``): how many since
+    the last ``take``, and the longest with its generation and the CPU its thread spent
+    in it (less than the pause when the machine's other processes took the core)."""
+
+    def __init__(self) -> None:
+        self.started = self.started_cpu = 0.0
+        self.count = 0
+        self.longest = self.longest_cpu = 0.0
+        self.generation = -1
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.started, self.started_cpu = time.perf_counter(), time.thread_time()
+            return
+        pause = time.perf_counter() - self.started
+        self.count += 1
+        if pause > self.longest:
+            self.longest, self.generation = pause, info["generation"]
+            self.longest_cpu = time.thread_time() - self.started_cpu
+
+    def take(self) -> tuple[int, float, float, int]:
+        """(collections, the longest pause and its CPU in seconds, its generation) since
+        the last take; then from nothing again."""
+        taken = (self.count, self.longest, self.longest_cpu, self.generation)
+        self.count, self.longest, self.longest_cpu, self.generation = 0, 0.0, 0.0, -1
+        return taken
 
 
 class Freezer:
@@ -46,23 +88,59 @@ class Freezer:
         *,
         freeze_every: float = FREEZE_EVERY,
         full_every: float = FULL_EVERY,
+        growth: float = GROWTH,
+        report_every: float = REPORT_EVERY,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.freeze_every, self.full_every, self.clock = freeze_every, full_every, clock
-        self.frozen_at = self.full_at = clock()
+        self.growth, self.report_every = growth, report_every
+        self.frozen_at = self.full_at = self.reported_at = clock()
+        # Set aside after the last complete pass, or when it was first asked for.
+        self.kept: int | None = None
+        self.pauses = Pauses()
 
     def tick(self) -> str:
         """Do what is due: ``"full"`` (everything collected, then set aside), ``"freeze"``
-        or ``""``."""
+        or ``""``; and say how long the collections paused, when that is due."""
         now = self.clock()
+        if now - self.reported_at >= self.report_every:
+            self.report(now)
         if now - self.full_at >= self.full_every:
-            self.collect_all()
-            return "full"
+            if self.kept is None:
+                self.kept = gc.get_freeze_count()
+            elif self.grown():
+                self.collect_all()
+                return "full"
+            self.full_at = now
         if now - self.frozen_at >= self.freeze_every:
             gc.freeze()
             self.frozen_at = now
             return "freeze"
         return ""
+
+    def grown(self) -> bool:
+        """Whether what is set aside grew by more than ``growth`` since the last complete
+        pass (dead cycles among it, or more that lives)."""
+        return self.kept is not None and gc.get_freeze_count() > self.kept * (1 + self.growth)
+
+    def watch_pauses(self) -> None:
+        """Measure every collection of the process from now (``Pauses``)."""
+        if self.pauses not in gc.callbacks:
+            gc.callbacks.append(self.pauses)
+
+    def report(self, now: float) -> None:
+        count, longest, cpu, generation = self.pauses.take()
+        logger.info(
+            "collections in the last %.0f s: %d, the longest %.1f ms (generation %d, "
+            "%.1f ms of CPU); %d objects set aside",
+            now - self.reported_at,
+            count,
+            longest * 1e3,
+            generation,
+            cpu * 1e3,
+            gc.get_freeze_count(),
+        )
+        self.reported_at = now
 
     def collect_all(self) -> None:
         """The complete pass: take everything back, collect, and set the survivors aside
@@ -73,6 +151,7 @@ class Freezer:
         found = gc.collect()
         gc.freeze()
         self.full_at = self.frozen_at = self.clock()
+        self.kept = gc.get_freeze_count()
         logger.info(
             "complete collection in %.0f ms: of %d objects set aside, %d were dead cycles",
             (time.perf_counter() - started) * 1e3,
@@ -83,14 +162,15 @@ class Freezer:
 
 def keep_long_lived_aside(freezer: Freezer | None = None) -> threading.Thread:
     """Set aside what the process built to start, then keep ``freezer``'s schedule in a
-    thread of its own for the life of the process."""
+    thread of its own for the life of the process, measuring the collections' pauses."""
     freezer = freezer or Freezer()
     gc.collect()
     gc.freeze()
+    freezer.watch_pauses()
 
     def run() -> None:
         while True:
-            time.sleep(min(freezer.freeze_every, freezer.full_every) / 2)
+            time.sleep(min(freezer.freeze_every, freezer.full_every, freezer.report_every) / 2)
             freezer.tick()
 
     thread = threading.Thread(target=run, name="gc-freezer", daemon=True)

@@ -21,13 +21,17 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from accounts.models import User
+from accounts.permissions import PERM_INTERVENE, may
 from games import selectors
+from games.models import Table
 from games.templatetags import pan
 
 # What a move changes, the same for every viewer (the owner's start and rematch buttons
 # aside): render once per kind of view and share.
 HAND_PARTIALS = ("status", "players", "pile", "log")
 TABLE_PARTIALS = (*HAND_PARTIALS, "myhand", "seats", "rated")
+# Compiled with them (``load_partials``): a seated viewer's own report button.
+OTHER_PARTIALS = ("ring", "report-player")
 
 
 def _partial(name: str) -> Template:
@@ -47,7 +51,7 @@ def load_partials() -> None:
     """Compile the table page's partials now (outside development, where each render
     loads them anew), rather than on the first render of a process's first sockets."""
     if not settings.DEBUG:
-        for name in TABLE_PARTIALS:
+        for name in (*TABLE_PARTIALS, *OTHER_PARTIALS):
             _cached_partial(name)
 
 
@@ -143,6 +147,53 @@ def seats_fragment(view: selectors.TableView) -> str:
     the felt (whose "Sit here" depends on the viewer as the list's tools do); and whether
     the match will be rated, which depends on who sits (``TableView.rated_as``)."""
     return _partials(view, ("ring", "seats", "rated"))
+
+
+@functools.cache
+def _signed_in_spectator() -> User:
+    """Who stands in for a signed-in viewer in a render of the seats shared by every
+    viewer of his kind: a user who holds no seat (a report button at every seat a user
+    holds) and no rights (no moderator's tools)."""
+    user = User(username="")
+    user.rights_held = False
+    return user
+
+
+def seats_kind(view: selectors.TableView) -> tuple | None:
+    """What the seats fragment (``seats_fragment``) shows of its viewer, but for his own
+    report buttons: every viewer of one kind is shown the same (``seats_for``). None for
+    a viewer whose seats are his own: a moderator (his tools at every seat) or a bot
+    account (an owner's seat of his own shows no "remove")."""
+    viewer = view.viewer
+    if viewer is not None and (viewer.is_bot_account or may(viewer, PERM_INTERVENE)):
+        return None
+    return (
+        viewer is not None,
+        view.is_owner and view.table.status != Table.Status.PLAYING,  # the owner's tools
+        view.can_sit,
+        # The seats around the felt, drawn before the first match, turn to his own.
+        view.my_position if view.match is None else view.my_position is not None,
+    )
+
+
+def seats_of_kind(view: selectors.TableView) -> str:
+    """The seats as every viewer of ``view``'s kind sees them (``seats_kind``), with a
+    report button at every seat a user holds when the viewer is signed in."""
+    if view.viewer is None:
+        return seats_fragment(view)
+    return seats_fragment(replace(view, viewer=_signed_in_spectator()))
+
+
+def seats_for(view: selectors.TableView, of_kind: str) -> str:
+    """``seats_fragment(view)`` from the seats of the viewer's kind (``seats_of_kind``):
+    without the report buttons at his own seats."""
+    viewer = view.viewer
+    if viewer is None or not any(seat.user_id == viewer.pk for seat in view.seats):
+        return of_kind
+    own = _partial("report-player").render(
+        {"seat": {"user_id": viewer.pk}, "v": {"table": {"pk": view.table.pk}}}
+    )
+    return of_kind.replace(own, "")
 
 
 def presence_fragment(user_id: int, *, connected: bool) -> str:

@@ -83,13 +83,19 @@ class ViewerFrames:
                 parts.append(renderers.my_hand_fragment(view))
                 self.my_hand_key = own_key
             if full:
-                seats = lambda: renderers.seats_fragment(view)  # noqa: E731
-                if selectors.sees_as_spectator(self.user, snapshot.insiders):
-                    parts.append(self._shared(("seats", drawn, self.signed_in()), seats))
-                else:
-                    parts.append(seats())
+                parts.append(self._seats(view, drawn))
         self.position = snapshot.position
         return "".join(parts)
+
+    def _seats(self, view: selectors.TableView, drawn: str) -> str:
+        """The seats: drawn once for every viewer of a kind (a seated player's differ from
+        a spectator's only by the report button at his own seat, taken out), but for a
+        moderator, whose tools are his own."""
+        kind = renderers.seats_kind(view)
+        if kind is None:
+            return renderers.seats_fragment(view)
+        of_kind = self._shared(("seats", drawn, *kind), lambda: renderers.seats_of_kind(view))
+        return renderers.seats_for(view, of_kind)
 
     def _hand_parts(
         self, snapshot: selectors.TableSnapshot, event: str | None, shown: str | None

@@ -45,8 +45,9 @@ django_asgi_app = RequestASGIHandler()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
 
-from core.collector import keep_long_lived_aside  # noqa: E402
+from core.collector import Freezer, keep_long_lived_aside  # noqa: E402
 from pan_site.auth import SessionUserMiddlewareStack  # noqa: E402  (needs Django set up first)
 from pan_site.proxy import ForwardedForASGIMiddleware  # noqa: E402
 from pan_site.routing import websocket_urlpatterns  # noqa: E402
@@ -67,4 +68,4 @@ application = ProtocolTypeRouter(
 warm_up()
 
 # The collector walks only what came lately, not the whole live room (core.collector).
-keep_long_lived_aside()
+keep_long_lived_aside(Freezer(full_every=settings.GC_FULL_EVERY))

@@ -454,6 +454,9 @@ WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 
 # --- Sessions and logging ------------------------------------------------------------
+# How often a daphne asks whether its collector's complete pass is due (core.collector):
+# shorter in a bench that wants to see it within minutes.
+GC_FULL_EVERY = float(os.environ.get("GC_FULL_EVERY", "600"))
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 30
 # The debug page and error e-mails mask a token sent in the query string.

@@ -16,7 +16,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.models import User
-from accounts.permissions import PERM_INTERVENE, may
 from games.engine import Rules, card_label
 from games.models import ChatMessage, Hand, Match, MatchPlayer, Seat, Table
 from games.ratings import attach_ratings, is_rated
@@ -132,15 +131,6 @@ class TableView:
     def seen_from(self) -> int:
         """The index in the hand of the first action new to the viewer."""
         return self.history_length - self.new_actions
-
-
-def sees_as_spectator(viewer: User | None, insiders: frozenset[int]) -> bool:
-    """Whether ``viewer`` sees a table as every spectator of his kind does: a visitor, or
-    a signed-in user with no part in it (not one of ``TableView.insiders``, not a
-    moderator, whose tools are his own)."""
-    if viewer is None or not viewer.is_authenticated:
-        return True
-    return viewer.pk not in insiders and not may(viewer, PERM_INTERVENE)
 
 
 def can_view_table(table: Table, user: User | None, invited_tables: list[int]) -> bool:
