@@ -333,7 +333,7 @@ def _player_box(p: selectors.PlayerView, language: str | None) -> BoxParts:
         '<span class="to-move-mark" data-testid="to-move">{}{}</span>', icon("play"), _("to move")
     )
     lag = ""
-    if p.user_id and not p.is_bot:  # hidden until his lag is known
+    if p.lag_ms is not None or presence_drawn:  # a person's is hidden until it is known
         lag = format_html(
             '<div id="p{}-lag" class="lag" title="{}"{}>{}</div>',
             p.seat,
