@@ -345,8 +345,9 @@ def _player_box(p: selectors.PlayerView, language: str | None) -> BoxParts:
     # space). Whether his clock runs shows from the label (its class; table.css,
     # table.js): a clock that starts running is not drawn again.
     who, words = player_label_parts(p)
+    # (The class last: htmx puts a class that a swap adds after the other attributes.)
     label = format_html(
-        '<span id="p{}-label"{} hidden>{}</span>',
+        '<span id="p{}-label" hidden{}>{}</span>',
         p.seat,
         mark_safe(' class="to-move"') if p.to_move else "",
         words,

@@ -19,8 +19,7 @@ MOVES = 30
 
 # The parts a move changes, as the page holds them: the running clock's time and the
 # players' lags left out (measured: a page loaded later reads later ones), and the hand's
-# tab stop where table-keys.js gives it after a move (a click moves it), each element's
-# attributes in one order.
+# tab stop where table-keys.js gives it after a move (a click moves it).
 SHOWN = """() => ["status-line", "players", "pile", "action-log", "my-hand"].map(id => {
   const part = document.getElementById(id).cloneNode(true);
   part.querySelectorAll(".player > .to-move ~ .clock").forEach(clock => {
@@ -34,13 +33,6 @@ SHOWN = """() => ["status-line", "players", "pile", "action-log", "my-hand"].map
   const cards = [...part.querySelectorAll(".card-button")];
   const stop = cards.filter(c => c.classList.contains("legal"))[0] || cards[0];
   cards.forEach(c => c.setAttribute("tabindex", c === stop ? "0" : "-1"));
-  // htmx settles a swapped element's class after its other attributes: the order of an
-  // element's attributes is not what the page shows.
-  [part, ...part.querySelectorAll("*")].forEach(el => {
-    const attrs = [...el.attributes].map(a => [a.name, a.value]).sort();
-    attrs.forEach(([name]) => el.removeAttribute(name));
-    attrs.forEach(([name, value]) => el.setAttribute(name, value));
-  });
   return part.outerHTML;
 })"""
 

@@ -40,7 +40,7 @@ def test_the_box_shows_the_seat_its_cards_letters_clock_and_turn():
     # shows his frame, his mark and his clock running: the label's class, site.css).
     assert 'aria-labelledby="p1-name p1-label"><span id="p1-name" hidden>Anna,</span>' in html
     assert (
-        '<span id="p1-label" class="to-move" hidden>5 cards in hand, letters: P A, to move' in html
+        '<span id="p1-label" hidden class="to-move">5 cards in hand, letters: P A, to move' in html
     )
     assert '<span id="presence-u7" class="presence on" title="connected"></span> Anna' in html
     assert 'data-testid="hand-count"><svg' in html and '</svg> <span id="p1-count">5</span>' in html

@@ -112,7 +112,7 @@ def shown(page: dom.Element, part: str) -> str:
         card.attrs["tabindex"] = "0" if card is stop else "-1"
     html = element.html()
     return re.sub(
-        r'(<span id="p\d+-label" class="to-move" hidden="">[^<]*</span>.*?<div id="p\d+-clock" '
+        r'(<span id="p\d+-label" hidden="" class="to-move">[^<]*</span>.*?<div id="p\d+-clock" '
         r'class="clock(?: low)?") data-ms="\d+">[^<]*</div>',
         r"\1>(running)</div>",
         html,
