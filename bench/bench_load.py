@@ -684,7 +684,7 @@ def describe(run: LoadRun, cpu: str, what: str) -> list[str]:
         f"{rate:.1f} moves/s (sent {run.moves_sent}), new hands {run.new_hands}, "
         f"rematches {run.rematches}, {run.frames} frames "
         f"({run.frame_characters / 1000 / max(1, len(run.latencies)):.1f} k characters per "
-        f"move), {cpu}, client loop lag "
+        f"move, {run.bytes_per_seat_move():.0f} bytes per seat per move), {cpu}, client loop lag "
         f"p99={quantile(run.loop_lag_ms, 0.99):.0f} max={max(run.loop_lag_ms, default=0):.0f} ms",
     ]
     if run.first_latencies:

@@ -304,6 +304,7 @@ def take_window(
         measures.clear()
     run.errors = Errors()
     run.moves_sent = run.new_hands = run.rematches = run.frames = run.frame_characters = 0
+    run.frame_bytes = 0
     # The generator's collector never makes its complete pass while a run plays
     # (``load_client.COLLECTOR``): made here, between two windows, the garbage in cycles
     # of the window before does not pile up for the whole soak.

@@ -1,12 +1,16 @@
 """The players of `make bench-load`: one real websocket per seat, four seats a table.
 
 Every seat reads the frames the server sends and keeps what the page would show: the
-table's position (hand, version) from ``#table-status`` and the legal moves from the
-``ws-send`` forms of ``#my-hand``. The seat whose forms are on offer sends one of them
-at random, as the browser would (htmx sends a form's fields as JSON), when the table's
-next move is due. A move is recognised on each of the table's four sockets by the first
-``#table-status`` that stands after it: the same hand at a later version, or a newer
-hand. Its latency is the arrival on the last of the four minus the moment it was sent.
+table's position (hand, version) from ``#table-status`` (the status line's mark), the
+cards of the pile, and the cards of ``#my-hand`` and whether each may be played, with
+the other moves on offer (``#my-moves``). A move sends only what changed (cards put on
+the pile or taken off it, cards of the hand gone, come, or whose button changed), which
+the seat applies to what it keeps as htmx does to the page. The seat whose moves are on
+offer sends one of them, as the browser would (htmx sends a form's fields as JSON, with
+the hand's version from the status's mark), when the table's next move is due. A move
+is recognised on each of the table's four sockets by the first ``#table-status`` that
+stands after it: the same hand at a later version, or a newer hand. Its latency is the
+arrival on the last of the four minus the moment it was sent.
 
 Which form a seat sends: ``greedy`` (the default) chooses as the site's greedy bot
 would (``games.bots.greedy.greedy_move`` on the moves its forms offer, its hand's size
@@ -76,9 +80,15 @@ RECONNECT_CODES = (1006, 1011, 1012, 1013)  # the closes after which htmx reconn
 TAG = re.compile(r"<[^>]+>")
 OPENING = {
     name: re.compile(rf'<(\w+)\b[^>]*\bid="{name}"[^>]*>')
-    for name in ("table-status", "my-hand", "notice", "pile")
+    for name in ("table-status", "status-line", "my-hand", "notice", "pile")
 }
 CARD = re.compile(r'data-card="([^"]+)"')
+# A card of the hand: its button, whose class says whether it may be played.
+HAND_BUTTON = re.compile(r'<button id="hb-([^"]+)"[^>]*?class="card-button( legal)?"')
+HAND_GONE = re.compile(r'hx-swap-oob="delete:(#hc-[^"]+)"')
+PILE_TAKEN = re.compile(r'hx-swap-oob="delete:#pile-cards>:nth-last-child\(-n\+(\d+)\)"')
+PILE_ADDED = re.compile(r'<div hx-swap-oob="beforeend:#pile-cards">(.*?)</div>', re.S)
+MOVES_FORM = re.compile(r"<form ws-send>(.*?)</form>", re.S)
 RULES = Rules()  # the bench's tables play by the default rules
 
 
@@ -88,14 +98,26 @@ def attrs(tag: str) -> dict[str, str]:
 
 def element(frame: str, name: str) -> tuple[dict[str, str], str] | None:
     """The attributes and inner HTML of the element with id ``name`` (none nested in it
-    of its own tag), or None when the frame does not carry it."""
+    of its own tag; an empty one for an input), or None when the frame does not carry it."""
     if f'id="{name}"' not in frame:
         return None
     found = OPENING[name].search(frame)
     if found is None:
         return None
+    if found.group(1) == "input":
+        return attrs(found.group(0)), ""
     end = frame.find(f"</{found.group(1)}>", found.end())
     return attrs(found.group(0)), frame[found.end() : end if end >= 0 else len(frame)]
+
+
+def fields(body: str) -> dict[str, str]:
+    """The hidden inputs of a form's body, by name."""
+    found = {}
+    for tag in INPUT.findall(body):
+        a = attrs(tag)
+        if a.get("type") == "hidden" and a.get("name"):
+            found[a["name"]] = a.get("value", "")
+    return found
 
 
 def forms(inner: str) -> list[dict[str, str]]:
@@ -106,13 +128,9 @@ def forms(inner: str) -> list[dict[str, str]]:
     for body in FORM.findall(inner):
         if 'aria-disabled="true"' in body:
             continue
-        fields = {}
-        for tag in INPUT.findall(body):
-            a = attrs(tag)
-            if a.get("type") == "hidden" and a.get("name"):
-                fields[a["name"]] = a.get("value", "")
-        if fields:
-            found.append(fields)
+        hidden = fields(body)
+        if hidden:
+            found.append(hidden)
     return found
 
 
@@ -217,9 +235,9 @@ class Seat:
         self.ws: ClientConnection | None = None
         self.reader: asyncio.Task | None = None
         self.position: tuple[int, int] | None = None  # (hand ordinal, version)
-        self.forms: list[dict[str, str]] = []
-        self.hand_size = 0
-        self.pile: tuple[str, ...] = ()  # its top cards, as the page shows them
+        self.hand: dict[str, bool] = {}  # its cards, and whether each may be played
+        self.options: list[dict[str, str]] = []  # the other moves on offer
+        self.pile: tuple[str, ...] = ()  # its cards, as the page holds them (the top last)
         self.rematch = False
         self.closing = False
         self.upstream = ""
@@ -279,7 +297,8 @@ class Seat:
                 self.table.index, self.index, code, time.monotonic(), upstream_before=self.upstream
             )
             run.reconnects.append(back)
-        self.ws, self.position, self.forms = None, None, []
+        self.ws, self.position = None, None
+        self.hand, self.options = {}, []
         while not self.closing:
             await asyncio.sleep(random.uniform(0, 2 ** min(back.tries, 6)))
             back.tries += 1
@@ -315,6 +334,7 @@ class Seat:
         now = time.monotonic()
         run.frames += 1
         run.frame_characters += len(frame)
+        run.frame_bytes += len(frame.encode())
         if 'id="ws-ping"' in frame:
             ping = PING.search(frame)
             if ping:
@@ -325,22 +345,64 @@ class Seat:
             if text:
                 run.errors.refused[text] += 1
                 self.table.refused(self)
+        line = element(frame, "status-line")
+        if line is not None:
+            self.rematch = any(f.get("action") == "rematch" for f in forms(line[1]))
+        self.take_hand(frame)
+        self.take_pile(frame)
         status = element(frame, "table-status")
         if status is not None:
-            self.position = self.table.position(status)
-            self.rematch = any(f.get("action") == "rematch" for f in forms(status[1]))
+            self.position = self.table.position(status, line[1] if line is not None else "")
             if self.coming_back is not None:
                 self.coming_back.shown, self.coming_back = now, None
                 self.table.shown_again(self)
             self.table.arrived(self, now)
-        mine = element(frame, "my-hand")
-        if mine is not None:
-            self.forms = forms(mine[1])
-            self.hand_size = len(CARD.findall(mine[1]))
+        self.table.next_move()
+
+    def take_hand(self, frame: str) -> None:
+        """The own hand as a frame leaves it: drawn whole, or its cards gone, come or
+        whose button changed, and its other moves drawn again."""
+        if 'id="my-hand"' in frame:
+            self.hand, self.options = {}, []
+        for gone in HAND_GONE.findall(frame):
+            for code in gone.split(","):
+                self.hand.pop(code.removeprefix("#hc-"), None)
+        for code, legal in HAND_BUTTON.findall(frame):
+            self.hand[code] = bool(legal)
+        moves = frame.find('<div id="my-moves">')
+        if moves >= 0:
+            self.options = [
+                hidden
+                for hidden in map(fields, MOVES_FORM.findall(frame, moves))
+                if hidden.get("action") in ("play", "pickup")
+            ]
+
+    def take_pile(self, frame: str) -> None:
+        """The pile as a frame leaves it: drawn whole, or cards taken off it or put on it."""
         pile = element(frame, "pile")
         if pile is not None:
             self.pile = tuple(CARD.findall(pile[1]))
-        self.table.next_move()
+        taken = PILE_TAKEN.search(frame)
+        if taken is not None:
+            self.pile = self.pile[: -int(taken.group(1))]
+        for added in PILE_ADDED.findall(frame):
+            self.pile += tuple(CARD.findall(added))
+
+    def offer_nothing(self) -> None:
+        """No move on offer until the server draws the hand again."""
+        self.hand = dict.fromkeys(self.hand, False)
+        self.options = []
+
+    @property
+    def hand_size(self) -> int:
+        return len(self.hand)
+
+    @property
+    def forms(self) -> list[dict[str, str]]:
+        """The moves on offer, as their forms' fields: the cards that may be played, and
+        the other moves."""
+        plays = [{"action": "play", "cards": code} for code, legal in self.hand.items() if legal]
+        return plays + self.options
 
     def choose(self) -> dict[str, str]:
         """The form to send: the greedy bot's choice among them, or any (``random``)."""
@@ -364,12 +426,8 @@ class Seat:
         return next(form for move, form in offered if move is chosen)
 
     def can_move(self) -> bool:
-        """Forms on offer for the position the seat shows (the hand's parts and one's own
-        hand may come in separate frames: forms of an older version are not offered)."""
-        if not self.forms or self.position is None:
-            return False
-        version = self.forms[0].get("version")
-        return not version or int(version) == self.position[1]
+        """Moves on offer at the position the seat shows (a move's frame carries both)."""
+        return self.position is not None and bool(self.forms)
 
     async def send(self, content: dict[str, str]) -> None:
         if self.ws is not None:
@@ -402,8 +460,10 @@ class Table:
         self.due = 0.0  # open loop: when the table's next move is due
         self.target = 0  # while lengthening: the version its hand should reach
 
-    def position(self, status: tuple[dict[str, str], str]) -> tuple[int, int]:
-        attributes, inner = status
+    def position(self, status: tuple[dict[str, str], str], line: str = "") -> tuple[int, int]:
+        """Where the table stands as the status's mark says (``line``: the status line,
+        when the frame carries it, whose shuffle commitment names a hand without id)."""
+        attributes, inner = status[0], line
         version = int(attributes.get("data-version") or 0)
         if attributes.get("data-hand"):
             return int(attributes["data-hand"]), version
@@ -505,6 +565,7 @@ class Table:
                 return  # the table moved on meanwhile (a timeout, a resync)
             form = seat.choose()
             version = int(form.get("version") or position[1])
+            form = {**form, "version": str(version)}  # htmx adds it (hx-include)
             now = time.monotonic()
             self.pending = Pending(seat.index, position[0], version, now, min(due, now), form=form)
             self.run.journal.append((self, self.pending))
@@ -525,7 +586,7 @@ class Table:
                 self.progress = now
         if self.pending is not None and now - self.pending.sent > run.move_timeout:
             run.errors.lost += 1
-            self.seats[self.pending.seat].forms = []  # no click again: wait (or stall)
+            self.seats[self.pending.seat].offer_nothing()  # no click again: wait (or stall)
             self.pending = None
             self.progress = now
         elif (
@@ -538,7 +599,7 @@ class Table:
             run.errors.stalled += 1
             self.progress = now
             for seat in self.seats:
-                seat.forms = []
+                seat.offer_nothing()
                 run.spawn(seat.send({"action": "resync"}))
         self.next_move()
 
@@ -607,6 +668,7 @@ class LoadRun:
         self.rematches = 0
         self.frames = 0
         self.frame_characters = 0  # of every frame received (HTML: about as many bytes)
+        self.frame_bytes = 0  # the same in UTF-8, as the socket carries them (uncompressed)
         self.slots = asyncio.Semaphore(1)
         self.retry_until = 0.0
         self.connect_seconds = self.warmup_seconds = 0.0
@@ -672,7 +734,7 @@ class LoadRun:
         self.timeline.clear()
         self.loop_lag_ms.clear()
         self.moves_sent = self.new_hands = self.rematches = self.frames = 0
-        self.frame_characters = 0
+        self.frame_characters = self.frame_bytes = 0
 
     def hand_versions(self) -> list[int]:
         """The version each playing table's hand stands at."""
@@ -756,6 +818,13 @@ class LoadRun:
 
     def connected(self) -> int:
         return sum(1 for s in self.seats if s.ws is not None)
+
+    def bytes_per_seat_move(self) -> float:
+        """The bytes (UTF-8, uncompressed, every frame: pings too) a seat received per move
+        in the window: a move reaches each of its table's seats."""
+        moves = len(self.latencies)
+        seats = len(self.seats) / len(self.tables) if self.tables else 0
+        return self.frame_bytes / (moves * seats) if moves and seats else 0.0
 
     def playing_tables(self) -> int:
         return sum(1 for t in self.tables if t.complete)

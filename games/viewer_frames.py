@@ -1,7 +1,7 @@
 """What one viewer of a table is sent: the parts of the hand every viewer of a kind sees
-alike (built once per process and event, ``LIVE.shared_at``), his own hand (built only
-when it changed), the players' boxes changed since his page last drew them, and on a
-whole table the seats.
+alike (built once per process and event, ``LIVE.shared_at``), of which a move sends only
+what changed since the render his page shows, his own hand (built only when it changed,
+and then too only what changed sent), and on a whole table the seats.
 
 ``ViewerFrames`` is one socket's memory of what its page shows; the table's socket
 (``games.consumers.TableConsumer``) asks it for the frames of each table it reads. It
@@ -10,7 +10,7 @@ renders from a snapshot alone (in the event loop) and reads nothing from the dat
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from django.utils import timezone, translation
@@ -25,15 +25,17 @@ from live import LIVE
 class ViewerFrames:
     """One viewer (``user``: None or anonymous for a visitor) of ``table_id`` in
     ``language``, and what his page shows: ``position`` (hand id, hand version) of the
-    last table sent, the key of the last own hand sent, and the event whose shared
-    render last drew the players' boxes (None: a render of his own drew them)."""
+    last table sent, the key of the last own hand sent and that hand as drawn
+    (``my_hand``), and the shared render whose parts it shows (``shown``: what they
+    show is kept by ``LIVE.keep_shown`` under it)."""
 
     table_id: int
     language: str
     user: User | None
     position: tuple[int, int] = (-1, -1)
     my_hand_key: tuple | None = None
-    boxes_event: str | None = None
+    my_hand: renderers.HandShown | None = None
+    shown: Hashable | None = None
 
     def signed_in(self) -> bool:
         return self.user is not None and self.user.is_authenticated
@@ -47,41 +49,45 @@ class ViewerFrames:
         kind of view, the own hand when it changed, and on a full render the seats.
 
         A move at a table in play shows every viewer the same shared parts (nobody has a
-        start or rematch button then); a viewer's own view is built only when his own
-        hand's fragment changes (``own_key``): at a table of four, for the player who
-        moved and the one whose turn it is."""
+        start or rematch button then); a page that shows a shared render still kept is
+        sent only what changed since (one render for all the pages that show the same
+        one). A viewer's own view is built only when his own hand's fragment changes
+        (``own_key``): at a table of four, for the player who moved and the one whose
+        turn it is; then too only what changed in it is sent."""
         own_key = own_hand_key(snapshot, self.user if self.signed_in() else None)
         if not full and snapshot.table.status == Table.Status.PLAYING:
             # Translated only where something is drawn: most sockets take the shared
             # parts another socket drew, and their own hand has not changed.
-            shown = self.boxes_event
-            shared = lambda: self._hand_parts(snapshot, event, shown)  # noqa: E731
-            parts = [self._shared(("hand", event, False, False, shown), shared)]
-            self.boxes_event = event
-            if own_key != self.my_hand_key:
-                with translation.override(self.language):
-                    view = selectors.table_view(
-                        snapshot=snapshot, viewer=self.user, with_chat=False
-                    )
-                    parts.append(renderers.my_hand_fragment(view))
-                self.my_hand_key = own_key
+            shown, drawn = self.shown, ("hand", event)
+            changes = lambda: self._changes(snapshot, drawn, shown)  # noqa: E731
+            shared = self._shared(("moved", event, shown), changes)
+            self.shown = drawn
+            if own_key == self.my_hand_key:
+                self.position = snapshot.position
+                return shared
+            with translation.override(self.language):
+                view = selectors.table_view(snapshot=snapshot, viewer=self.user, with_chat=False)
+                mine = renderers.my_hand(view)
+                page = None if shown is None else LIVE.shown(self.table_id, self.language, shown)
+                came, rest = renderers.my_hand_changes(
+                    self.my_hand, mine, on_pile=page.pile if page is not None else ()
+                )
+                shared = renderers.faces_from_hand(shared, self.my_hand, mine)
+            self.my_hand, self.my_hand_key = mine, own_key
             self.position = snapshot.position
-            return "".join(parts)
-        self.boxes_event = None
+            return came + shared + rest
         # A fresh read's render is shared by the sockets that took the same read (a page
         # load's, a restart's four seats), by the moment of the read.
         drawn = event if event is not None else f"read@{snapshot.taken_at.isoformat()}"
         with translation.override(self.language):
             view = selectors.table_view(snapshot=snapshot, viewer=self.user, with_chat=False)
-            parts = [
-                self._shared(
-                    ("hand", drawn, view.can_start, view.can_rematch),
-                    lambda: renderers.hand_fragments(view),
-                )
-            ]
+            key = ("hand", drawn, view.can_start, view.can_rematch)
+            parts = [self._shared(key, lambda: self._whole(view, key))]
+            self.shown = key
             if full or own_key != self.my_hand_key:
-                parts.append(renderers.my_hand_fragment(view))
-                self.my_hand_key = own_key
+                mine = renderers.my_hand(view)
+                parts.append(mine.html)
+                self.my_hand, self.my_hand_key = mine, own_key
             if full:
                 parts.append(self._seats(view, drawn))
         self.position = snapshot.position
@@ -97,17 +103,26 @@ class ViewerFrames:
         of_kind = self._shared(("seats", drawn, *kind), lambda: renderers.seats_of_kind(view))
         return renderers.seats_for(view, of_kind)
 
-    def _hand_parts(
-        self, snapshot: selectors.TableSnapshot, event: str | None, shown: str | None
+    def _changes(
+        self, snapshot: selectors.TableSnapshot, drawn: Hashable, shown: Hashable | None
     ) -> str:
         """The parts of a hand in play every viewer sees alike, in this viewer's language,
-        for a page whose players' boxes the shared render at ``shown`` drew: only the
-        boxes changed since then, when that render's boxes are still kept."""
+        for a page that shows the shared render ``shown``: only what changed since, when
+        what that render showed is still kept, else whole."""
         with translation.override(self.language):
             view = selectors.table_view(snapshot=snapshot, viewer=None, with_chat=False)
-            boxes = renderers.player_boxes(view)
-            before = LIVE.boxes_since(self.table_id, self.language, event, shown, boxes)
-            return renderers.hand_fragments(view, boxes=boxes, shown=before)
+            now = renderers.shared_parts(view)
+            LIVE.keep_shown(self.table_id, self.language, drawn, now)
+            before = None if shown is None else LIVE.shown(self.table_id, self.language, shown)
+            if before is None:
+                return now.html
+            return renderers.shared_changes(before, now)
+
+    def _whole(self, view: selectors.TableView, drawn: Hashable) -> str:
+        """The parts of the hand every viewer of this kind sees alike, whole."""
+        now = renderers.shared_parts(view)
+        LIVE.keep_shown(self.table_id, self.language, drawn, now)
+        return now.html
 
     def _shared(self, key: tuple, render: Callable[[], str]) -> str:
         """A fragment shared by the viewers of this process alike at one event."""

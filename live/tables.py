@@ -152,9 +152,9 @@ class LiveTables(Generic[S]):
         # table id -> (snapshot, when it was read, when its presence was read)
         self._frames: dict[int, tuple[S, float, float]] = {}
         self._renders: Recent[str] = Recent(tables=size, per_table=16)
-        # Per table, the players' boxes of its last shared renders, by language and event:
-        # a page that took one of them is sent only the boxes that changed since.
-        self._boxes: Recent[list[str]] = Recent(tables=size, per_table=4)
+        # Per table, what a page shows once it took one of its last shared renders, by
+        # language and render: a page that took one is sent only what changed since.
+        self._shown: Recent[Any] = Recent(tables=size, per_table=8)
         self._lock = threading.Lock()  # renders are shared with the pool's threads
         self._due: dict[int, S] = {}  # presence to read again
         self._presence_reader: asyncio.Task | None = None
@@ -397,27 +397,17 @@ class LiveTables(Generic[S]):
         if seen is not None:
             self._frames[table_id] = (seen, read_at, presence_at)
 
-    def boxes(self, table_id: int, language: str, event: str) -> list[str] | None:
-        """The players' boxes as the table's shared render at ``event`` drew them in
-        ``language`` (``keep_boxes``); None when they are no longer kept."""
+    def keep_shown(self, table_id: int, language: str, drawn: Hashable, shown: Any) -> None:
+        """Keep what a page shows of the table's shared parts once it took the shared
+        render ``drawn`` in ``language`` (opaque here: the app's own)."""
         with self._lock:
-            return self._boxes.get(table_id, (language, event))
+            self._shown.put(table_id, (language, drawn), shown)
 
-    def keep_boxes(self, table_id: int, language: str, event: str, boxes: list[str]) -> None:
+    def shown(self, table_id: int, language: str, drawn: Hashable) -> Any:
+        """What a page shows once it took the shared render ``drawn`` (``keep_shown``);
+        None when it is no longer kept."""
         with self._lock:
-            self._boxes.put(table_id, (language, event), boxes)
-
-    def boxes_since(
-        self, table_id: int, language: str, event: str | None, shown: str | None, boxes: list[str]
-    ) -> list[str] | None:
-        """Keep the players' boxes the table's shared render at ``event`` drew, and give
-        those the render at ``shown`` drew (what the page shows now) when still kept:
-        the page is then sent only the boxes that changed. None: send them all."""
-        if event is None:
-            return None
-        before = None if shown is None else self.boxes(table_id, language, shown)
-        self.keep_boxes(table_id, language, event, boxes)
-        return before
+            return self._shown.get(table_id, (language, drawn))
 
     def shared_at(self, table_id: int, language: str, key: tuple, render: Callable[[], str]) -> str:
         """A fragment of a table rendered once for the viewers of this process who see it

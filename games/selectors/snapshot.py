@@ -43,7 +43,17 @@ from games.selectors.labels import (
 )
 from live.presence import lag_key, presence_key
 
-ACTIONS_SHOWN = 6
+ACTIONS_SHOWN = 6  # the latest actions the log shows (site.css hides those it holds under them)
+
+
+def actions_kept(history: int) -> int:
+    """How many of a hand's latest actions its log holds after ``history`` actions: those
+    it shows, and up to five more under them, hidden, dropped six at a time. So a move
+    adds its line to a page's log and drops the oldest only every sixth time
+    (``games.renderers``), and a page drawn whole holds the same lines."""
+    if history <= ACTIONS_SHOWN:
+        return history
+    return ACTIONS_SHOWN + (history - ACTIONS_SHOWN) % ACTIONS_SHOWN
 
 
 @dataclass(frozen=True)
@@ -599,7 +609,7 @@ def _common_view(snapshot: TableSnapshot) -> CommonView:
         pile = [card_view(c, language) for c in state.pile]
         last_actions = [
             describe_action(entry.to_json(), settled.names, language=language)
-            for entry in reversed(state.recent_history(ACTIONS_SHOWN))
+            for entry in reversed(state.recent_history(actions_kept(state.history_length)))
         ]
         if hand.outcome is not None:
             outcome_text = describe_outcome(hand.outcome, settled.names)

@@ -22,13 +22,16 @@ _SOCKET_FORM = re.compile(r"<form ws-send([^>]*)>")
 
 @register.simple_tag(takes_context=True)
 def lesson_hand(context: template.Context, view: LessonTable, path: str) -> SafeString:
-    """The learner's hand and moves, each form posting to this lesson with ``path``."""
+    """The learner's hand and moves, each form posting to this lesson with ``path`` and
+    the step it answers (a table's forms take the hand's version from the page)."""
     request = context["request"]
     hidden = format_html(
         '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
-        '<input type="hidden" name="path" value="{}">',
+        '<input type="hidden" name="path" value="{}">'
+        '<input type="hidden" name="version" value="{}">',
         get_token(request),
         path,
+        view.version,
     )
     html = my_hand_section(view)
     start = format_html('<form method="post" action="{}"', request.path)

@@ -67,12 +67,11 @@
     keepProgress(lesson);
     var wrong = lesson.querySelector('[data-testid="lesson-wrong"]');
     var complete = lesson.querySelector('[data-testid="lesson-complete"]');
-    var log = document.getElementById("action-log");
     var parts = [];
     if (wrong) {
       parts.push(wrong.dataset.said);
     } else {
-      if (log && log.dataset.said) { parts.push(log.dataset.said); }
+      if (lesson.dataset.said) { parts.push(lesson.dataset.said); }
       if (complete) { parts.push(complete.dataset.said); }
     }
     var announcer = document.getElementById("announcer");

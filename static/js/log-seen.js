@@ -7,14 +7,13 @@
   function mark() {
     var seen = document.getElementById("log-seen");
     var status = document.getElementById("table-status");
-    var log = document.querySelector("#action-log ol[data-history]");
+    var log = document.getElementById("log-lines");
     if (!seen || !status || !log || status.dataset.hand !== seen.dataset.hand) {
       return;
     }
     var from = parseInt(seen.dataset.from, 10);
-    var history = parseInt(log.dataset.history, 10);
-    log.querySelectorAll("li").forEach(function (item, i) {
-      if (history - 1 - i < from || item.classList.contains("unseen")) {
+    log.querySelectorAll("li[data-n]").forEach(function (item) {
+      if (parseInt(item.dataset.n, 10) < from || item.classList.contains("unseen")) {
         return;
       }
       var label = document.createElement("span");
@@ -32,7 +31,7 @@
       return;
     }
     mark();
-    // The log is swapped whole (out of band), by htmx or by table-changes.js.
+    // The log is swapped whole, or its new lines put in (out of band), by htmx.
     new MutationObserver(mark).observe(log.parentNode, { childList: true, subtree: true });
   });
 })();

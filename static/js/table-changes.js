@@ -21,7 +21,8 @@
     var status = document.getElementById("table-status");
     var pile = document.getElementById("pile");
     var hand = document.getElementById("my-hand");
-    var mover = document.querySelector("#players .player.to-move");
+    var moverLabel = document.querySelector("#players .player > .to-move");
+    var mover = moverLabel ? moverLabel.parentNode : null;
     var boxes = {};
     var letters = {};
     document.querySelectorAll("#players .player").forEach(function (box) {
@@ -32,7 +33,7 @@
     return {
       hand: status ? status.dataset.hand : "",
       version: status ? parseInt(status.dataset.version, 10) : 0,
-      pileCount: pile ? parseInt(pile.dataset.count || "0", 10) : 0,
+      pileCount: pile ? pile.querySelectorAll("[data-card]").length : 0,
       pileCards: cardsIn("#pile"),
       handCards: cardsIn("#my-hand"),
       mySeat: hand ? hand.dataset.mySeat : "",
@@ -71,6 +72,8 @@
     var done = function () {
       el.classList.remove("card-flight");
       el.style.transitionDelay = "";
+      // The card stays on the page as the server drew it (a move sends only what changed).
+      if (!el.getAttribute("style")) { el.removeAttribute("style"); }
     };
     el.addEventListener("transitionend", done, { once: true });
     setTimeout(done, FLIGHT_MS + (delay || 0) + 100);
@@ -82,6 +85,7 @@
     if (!from.width || !to) { return; }
     var ghost = el.cloneNode(true);
     ghost.removeAttribute("id");
+    ghost.querySelectorAll("[id]").forEach(function (inner) { inner.removeAttribute("id"); });
     ghost.classList.add("card-ghost");
     ghost.setAttribute("aria-hidden", "true");
     ghost.style.left = from.left + window.scrollX + "px"; // in the page: it may scroll meanwhile

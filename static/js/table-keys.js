@@ -57,19 +57,34 @@
     }
   });
 
-  // A swap replaces the hand and its buttons, and the focus with them: give it back to
-  // the same card, else to the card that took its place, else to the same kind of move.
+  // A swap replaces the hand or some of its buttons, and the focus with them: give it back
+  // to the same card, else to the card that took its place, else to the same kind of move.
+  // A message that changes the hand gives the tab stop to the first card that may be
+  // played, else the first card, as the server draws a hand whole: it sends only the
+  // buttons whose card changed, not those that only lose or take the stop.
   var focused = null;
-  document.addEventListener("htmx:wsBeforeMessage", function () {
+  var handChanged = false; // by the message being swapped in
+  function firstStop() {
+    var cards = handCards();
+    var stop = cards.filter(function (el) { return el.classList.contains("legal"); })[0] || cards[0];
+    cards.forEach(function (el) { el.tabIndex = el === stop ? 0 : -1; });
+  }
+
+  document.addEventListener("htmx:wsBeforeMessage", function (evt) {
     var hand = document.getElementById("my-hand");
     var active = document.activeElement;
     focused = null;
     if (hand && active && hand.contains(active)) {
       focused = { card: active.dataset.card, index: handCards().indexOf(active), testid: active.dataset.testid };
     }
+    handChanged = /id="hb-|:#hc-|#hand-cards|id="my-hand"/.test(evt.detail.message || "");
   });
 
   function restoreFocus() {
+    if (handChanged) {
+      handChanged = false;
+      firstStop();
+    }
     if (!focused) { return; }
     var was = focused;
     focused = null;
@@ -86,19 +101,20 @@
   }
 
   // The live region: once per action, in one update, what happened (cards in words, the
-  // outcome of the hand with it) and who moves next; the server writes both on the log.
+  // outcome of the hand with it) and who moves next; the server writes both on the
+  // status's mark (#table-status).
   var announcer = document.getElementById("announcer");
 
   function announce(detail) {
-    var log = document.getElementById("action-log");
-    if (!announcer || !log) { return; }
+    var status = document.getElementById("table-status");
+    if (!announcer || !status) { return; }
     if (detail.before.hand === detail.after.hand && detail.before.version === detail.after.version) {
       return; // nothing was done: a resync or another change of the page
     }
     var parts = [];
-    if (log.dataset.said) { parts.push(log.dataset.said); }
+    if (status.dataset.said) { parts.push(status.dataset.said); }
     var turn = document.querySelector('[data-testid="your-turn"]');
-    var next = turn ? turn.textContent.trim() : log.dataset.next;
+    var next = turn ? turn.textContent.trim() : status.dataset.next;
     if (next) { parts.push(next); }
     if (parts.length) { announcer.textContent = parts.join(". "); }
   }

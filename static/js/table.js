@@ -27,9 +27,16 @@
     return (n < 10 ? "0" : "") + n;
   }
 
+  // The running clock is the one beside the label of the player to move (its class): a
+  // move that passes the turn sends the labels, and the next player's clock only when it
+  // has to (it stands at the milliseconds it stopped at). It counts down from when it
+  // started running on this page, or was drawn again.
+  var RUNNING = "#players .player > .to-move ~ .clock";
+  var running = document.querySelector(RUNNING);
+
   function tick() {
     var elapsed = performance.now() - clocksBase;
-    document.querySelectorAll('.clock[data-running="1"]').forEach(function (el) {
+    document.querySelectorAll(RUNNING).forEach(function (el) {
       var left = parseInt(el.dataset.ms, 10) - elapsed;
       el.textContent = format(left);
       el.classList.toggle("low", left < 10000);
@@ -106,9 +113,11 @@
     foldRulesOnceDealt();
     markTurn();
     markMe();
-    // A move sends the boxes it changed, the running clock's among them: its milliseconds
-    // are fresh. A box not sent keeps its clock, stopped, as it was.
-    if (message.indexOf('data-running="1"') !== -1) {
+    // Another clock runs, or the running one was drawn again (its milliseconds are
+    // fresh): it counts from now. A clock not sent stays as it was.
+    var now = document.querySelector(RUNNING);
+    if (now !== running) {
+      running = now;
       clocksBase = performance.now();
     }
     if (message.indexOf("data-ping") !== -1) {

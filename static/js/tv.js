@@ -20,7 +20,7 @@
   }
 
   function matchEnded() {
-    return !!document.querySelector('#table-status [data-testid="ranking"], #table-status [data-testid="annulled"]');
+    return !!document.querySelector('#status-line [data-testid="ranking"], #status-line [data-testid="annulled"]');
   }
 
   document.addEventListener("htmx:wsAfterMessage", function () {

@@ -43,7 +43,7 @@ def shown_state(pages: list[Page], *, timeout_ms: int = 15_000) -> tuple[str, st
     for _ in range(timeout_ms // 50):
         states = set()
         for page in pages:
-            status = page.get_by_test_id("table-status")
+            status = page.locator("#table-status")
             states.add((status.get_attribute("data-hand"), status.get_attribute("data-version")))
         if len(states) == 1:
             hand, version = states.pop()

@@ -52,7 +52,7 @@ def create_short_table(page: Page, base_url: str, name: str) -> int:
 def play_my_turn(page: Page) -> None:
     """Play the first card that may be played, else pick up; wait until the page shows
     the table after the move."""
-    status = page.get_by_test_id("table-status")
+    status = page.locator("#table-status")
     before = [status.get_attribute("data-hand"), status.get_attribute("data-version")]
     legal = page.locator("#my-hand button.card-button.legal")
     pickup = page.get_by_test_id("pickup")

@@ -83,10 +83,10 @@ def test_a_correspondence_match_over_days_in_my_games_the_header_and_the_log(
     # His move (by the keyboard: at 360 px the fanned cards cover each other) passes the
     # turn on: one game fewer waits for him.
     expect(page.get_by_test_id("your-turn")).to_be_visible()
-    version = page.get_by_test_id("table-status").get_attribute("data-version")
+    version = page.locator("#table-status").get_attribute("data-version")
     legal = page.locator("button.card-button.legal")
     (legal.first if legal.count() else page.get_by_test_id("pickup").first).press("Enter")
-    expect(page.get_by_test_id("table-status")).not_to_have_attribute("data-version", version)
+    expect(page.locator("#table-status")).not_to_have_attribute("data-version", version)
     expect(page.get_by_test_id("my-games-count")).to_have_attribute("data-count", "2")
     page.reload()
     expect(page.get_by_test_id("unseen-action")).to_have_count(0)

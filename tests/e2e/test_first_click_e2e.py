@@ -101,7 +101,7 @@ def test_one_click_makes_each_kind_of_move_at_a_table(
         for attempt in ("focus", "click"):
             page.goto(f"{site.url}/tables/{table_id}/")
             expect(page.locator("#conn-state.on")).to_have_count(1)
-            status = page.get_by_test_id("table-status")
+            status = page.locator("#table-status")
             expect(status).to_have_attribute("data-version", str(hand.version))
             button = page.locator(selector).first
             if attempt == "focus":

@@ -28,7 +28,7 @@ def assert_not_reloaded(page: Page) -> None:
 
 
 def hand_id(page: Page) -> str:
-    return page.get_by_test_id("table-status").get_attribute("data-hand")
+    return page.locator("#table-status").get_attribute("data-hand")
 
 
 def test_players_and_a_spectator_see_the_next_hand_and_a_rematch_without_a_reload(
@@ -65,14 +65,14 @@ def test_players_and_a_spectator_see_the_next_hand_and_a_rematch_without_a_reloa
     last = hand_id(spectator)
     players[0].get_by_test_id("rematch").click()
     for page in everyone:
-        expect(page.get_by_test_id("table-status")).not_to_have_attribute("data-hand", last)
+        expect(page.locator("#table-status")).not_to_have_attribute("data-hand", last)
         expect(page.get_by_test_id("ranking")).to_have_count(0)
     for page in players:
         expect(page.get_by_test_id("my-hand")).to_be_visible()
     # The rematch is playable from the page as it stands.
-    version = spectator.get_by_test_id("table-status").get_attribute("data-version")
+    version = spectator.locator("#table-status").get_attribute("data-version")
     assert play_one_move(players)
-    expect(spectator.get_by_test_id("table-status")).not_to_have_attribute("data-version", version)
+    expect(spectator.locator("#table-status")).not_to_have_attribute("data-version", version)
     for page in everyone:
         assert_not_reloaded(page)
     for ctx in (*contexts, spectator_ctx):
@@ -99,7 +99,7 @@ def test_a_spectator_follows_a_tournament_table_to_its_end_without_a_reload(site
     mark_not_reloaded(spectator)
     first = hand_id(spectator)
     # Each of three bots carries P-A: two lost hands end the tournament.
-    expect(spectator.get_by_test_id("table-status")).not_to_have_attribute(
+    expect(spectator.locator("#table-status")).not_to_have_attribute(
         "data-hand", first, timeout=60_000
     )
     expect(spectator.get_by_test_id("ranking")).to_be_visible(timeout=120_000)

@@ -54,7 +54,7 @@ def test_a_card_too_low_pressed_at_a_table_says_why_and_changes_nothing(
         expect(page.locator("#conn-state.on")).to_have_count(1)
         pages.append(page)
     page, waiting = pages
-    status = page.get_by_test_id("table-status")
+    status = page.locator("#table-status")
     ten = page.locator('#my-hand [data-card="10S"]')
     expect(ten).to_have_attribute("aria-disabled", "true")
     queen = page.locator('#my-hand [data-card="QH"]')

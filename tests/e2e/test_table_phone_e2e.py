@@ -20,10 +20,10 @@ PHONES = [(360, 740), (360, 640)]
 # top card, that it is his turn (the words and the mark on his box), his own clock.
 MUST_SEE = {
     "hand": "#my-hand .hand-cards .card-button",
-    "pile top": "#pile .pile-card.top",
+    "pile top": "#pile .pile-card:last-child",
     "your turn": '[data-testid="your-turn"]',
     "to-move mark": '.player.me [data-testid="to-move"]',
-    "own clock": '.player.me [data-testid="clock"]',
+    "own clock": ".player.me .clock",
 }
 OUTSIDE = """(selectors) => {
   const outside = [];
@@ -126,7 +126,8 @@ def test_the_live_region_says_each_bots_action_once_naming_its_seat(site, browse
     texts = [text for _, text in said]
     # Each bot's box names its seat, and no two read alike.
     labels = page.locator("#players .player").evaluate_all(
-        "boxes => boxes.map(b => b.getAttribute('aria-label'))"
+        "boxes => boxes.map(b => b.getAttribute('aria-labelledby').split(' ')"
+        ".map(id => document.getElementById(id).textContent).join(' '))"
     )
     assert len(set(labels)) == 4, labels
     for n in (2, 3, 4):

@@ -28,17 +28,17 @@ def started_table(*names: str):
 
 
 def version(page: Page) -> str:
-    return page.get_by_test_id("table-status").get_attribute("data-version")
+    return page.locator("#table-status").get_attribute("data-version")
 
 
 def wait_for_move(page: Page, before: str) -> None:
-    expect(page.get_by_test_id("table-status")).not_to_have_attribute("data-version", before)
+    expect(page.locator("#table-status")).not_to_have_attribute("data-version", before)
 
 
 def mover_and_other(pages: list[Page]) -> tuple[Page, Page]:
     for page in pages:
         expect(page.locator("#conn-state.on")).to_have_count(1)
-    expect(pages[0].get_by_test_id("to-move")).to_have_count(1)
+    expect(pages[0].locator('[data-testid="to-move"]:visible')).to_have_count(1)
     movers = [p for p in pages if p.get_by_test_id("your-turn").count()]
     assert len(movers) == 1
     (other,) = (p for p in pages if p is not movers[0])
@@ -102,7 +102,11 @@ def test_a_hand_is_played_and_picked_up_by_keyboard_alone(site, browser: Browser
     expect(first.locator(f'#my-hand [data-card="{answer}"]')).to_have_count(1)
     expect(second.get_by_test_id("announcer")).to_contain_text(f"{name} picked up")
     # Each box is named for a screen reader with the player's cards and letters.
-    label = second.locator("#players .player.to-move").get_attribute("aria-label")
+    # (aria-labelledby: who he is, then what a move changes, joined by a space)
+    label = second.locator("#players .player:has(> .to-move)").evaluate(
+        "b => b.getAttribute('aria-labelledby').split(' ')"
+        ".map(id => document.getElementById(id).textContent).join(' ')"
+    )
     assert label.startswith(second.get_by_test_id("nav-profile").inner_text())
     assert "cards in hand" in label and "no letters" in label and label.endswith("to move")
     for context in contexts:

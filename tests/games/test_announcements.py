@@ -12,7 +12,7 @@ from games import selectors, services
 from games.engine import move_to_json
 from games.models import Hand, Table
 from games.selectors.labels import describe_action
-from games.templatetags.pan import log_section, player_label
+from games.templatetags.pan import player_label, status_mark
 from tests.factories import make_table
 
 pytestmark = pytest.mark.django_db
@@ -45,9 +45,9 @@ def view_in(table: Table, language: str) -> selectors.TableView:
 
 
 def announcement(view: selectors.TableView, language: str) -> tuple[str, str]:
-    """The log's data-said and data-next, as the page's script reads them."""
+    """The status mark's data-said and data-next, as the page's script reads them."""
     with translation.override(language):
-        html = log_section(view)
+        html = status_mark(view)
     said = re.search(r'data-said="([^"]*)"', html).group(1)
     next_ = re.search(r'data-next="([^"]*)"', html).group(1)
     return said, next_

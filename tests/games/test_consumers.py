@@ -108,10 +108,11 @@ async def test_a_move_reaches_every_seat_and_spectator_each_with_his_own_view():
         "other": await frames_until(ws_other, 'data-version="2"'),
         "spectator": await frames_until(ws_spectator, 'data-version="2"'),
     }
-    for frames in updates.values():
-        assert re.search(r'id="pile".*data-card="9H"', frames[-1], re.S)
-    assert "9H" not in hand_cards_in(updates["mover"][-1])
-    assert hand_cards_in(updates["other"][-1]) == set(state.hand(1 - mover_seat))
+    pages = {name: Page().take(*first[name], *frames) for name, frames in updates.items()}
+    for page in pages.values():
+        assert 'data-card="9H"' in page.part("pile")
+    assert "9H" not in pages["mover"].hand()
+    assert pages["other"].hand() == set(state.hand(1 - mover_seat))
 
     # The spectator never saw a card of any hand (the base card is public once played).
     hidden = (set(state.hand(0)) | set(state.hand(1))) - {"9H"}
@@ -130,8 +131,9 @@ async def test_after_a_move_the_next_player_gets_his_moves_and_a_bystander_only_
     mover_seat = g.state.to_move
     path = f"/ws/tables/{g.table.pk}/"
     sockets = {seat: await connect(path, user) for seat, user in g.by_seat.items()}
-    for ws in sockets.values():
-        await frames_until(ws, 'id="my-hand"')
+    pages = {
+        seat: Page().take(*await frames_until(ws, 'id="my-hand"')) for seat, ws in sockets.items()
+    }
 
     await sockets[mover_seat].send_json_to(
         {"action": "play", "cards": "9H", "version": str(g.hand.version)}
@@ -139,22 +141,24 @@ async def test_after_a_move_the_next_player_gets_his_moves_and_a_bystander_only_
     frames = {
         seat: (await frames_until(ws, 'data-version="2"'))[-1] for seat, ws in sockets.items()
     }
+    for seat, frame in frames.items():
+        pages[seat].take(frame)
     after = await database_sync_to_async(lambda: Hand.objects.get(pk=g.hand.pk).engine_state)()
     next_seat = after.to_move
     (bystander,) = set(sockets) - {mover_seat, next_seat}
-    # The one whose turn it is now gets his hand again, its cards that may go on the 9♥
-    # as buttons that play them at the new version.
+    # The one whose turn it is now gets the buttons of his cards that may go on the 9♥
+    # (which play them at the version of the status's mark) and his moves.
     legal = {m["cards"][0] for m in after.private_view(next_seat)["legal_moves"] if m["cards"]}
-    mine = re.search(r'id="my-hand".*?</section>', frames[next_seat], re.S).group(0)
-    assert set(re.findall(r'name="cards" value="([^"]+)"', mine)) >= legal
-    assert 'name="version" value="2"' in mine
-    assert 'data-testid="your-turn"' in mine
-    # The mover's hand lost the 9♥ and its buttons; the bystander's did not change, so
-    # he gets the table's parts only.
-    assert hand_cards_in(frames[mover_seat]) == set(g.state.hand(mover_seat)) - {"9H"}
-    assert 'data-testid="your-turn"' not in frames[mover_seat]
-    assert 'id="my-hand"' not in frames[bystander]
-    assert re.search(r'id="pile".*data-card="9H"', frames[bystander], re.S)
+    lit = set(re.findall(r'<button id="hb-([^"]+)" class="card-button legal"', frames[next_seat]))
+    assert lit == legal
+    assert 'id="table-status" type="hidden" name="version" value="2"' in frames[next_seat]
+    assert 'data-testid="your-turn"' in frames[next_seat]
+    # The mover's hand lost the 9♥ and its moves; the bystander's did not change, so he
+    # gets the table's parts only.
+    assert pages[mover_seat].hand() == set(g.state.hand(mover_seat)) - {"9H"}
+    assert 'data-testid="your-turn"' not in pages[mover_seat].part("my-hand")
+    assert 'id="hb-' not in frames[bystander] and "#hc-" not in frames[bystander]
+    assert 'data-card="9H"' in pages[bystander].part("pile")
     for ws in sockets.values():
         await ws.disconnect()
 
@@ -208,24 +212,27 @@ async def test_one_render_of_a_move_serves_every_viewer_and_each_hand_stays_priv
     for name, ws in zip(names, everyone, strict=True):
         seen[name] = (await frames_until(ws, 'data-version="2"'))[-1]
     # Everybody sees the move's public parts alike, down to the clocks' milliseconds:
-    # one read of the table and one render of them served the whole process.
-    public = re.compile(r'<section id="table-status".*?id="action-log".*?</section>', re.S)
-    assert len({public.search(frame).group(0) for frame in seen.values()}) == 1
+    # one read of the table and one render of them served the whole process (the
+    # mover's takes the 9♥'s face from his hand, and his hand's changes follow).
+    public = re.compile(r'<input id="table-status".*?(?=<i hx-swap-oob="delete:#hc-|$)', re.S)
+    bystanders = [frame for name, frame in seen.items() if name not in ("mover", "other")]
+    assert len({public.search(frame).group(0) for frame in bystanders}) == 1
     assert LIVE.hits >= hits + 6
-    assert re.search(r'id="pile".*data-card="9H"', seen["w1"], re.S)
-    # A move sends no seats again; the mover gets his own hand, the spectators none.
+    assert 'data-card="9H"' in seen["w1"] and 'data-card="9H"' in seen["mover"]
+    # A move sends no seats again; the mover gets his own hand's changes (the 9♥ gone),
+    # the spectators none.
     assert 'id="seats"' not in seen["w1"]
-    assert hand_cards_in(seen["mover"]) == set(g.state.hand(g.state.to_move)) - {"9H"}
-    assert not hand_cards_in(seen["w1"]) and not hand_cards_in(seen["v1"])
-    # The other player, whose turn it is now, gets his hand with its moves.
+    assert 'hx-swap-oob="delete:#hc-9H"' in seen["mover"]
+    assert "#hc-" not in seen["w1"] and 'id="hb-' not in seen["v1"]
+    # The other player, whose turn it is now, gets his hand's changes with its moves.
     assert 'data-testid="your-turn"' in seen["other"]
     for ws in everyone:
         await ws.disconnect()
 
 
-def presence_of(frame: str, user: User) -> bool:
-    """Whether the players' list in a frame shows ``user`` connected."""
-    span = re.search(rf'<span id="presence-u{user.pk}" class="([^"]*)"', frame)
+def presence_of(page: Page, user: User) -> bool:
+    """Whether the players' boxes of a page show ``user`` connected."""
+    span = re.search(rf'<span id="presence-u{user.pk}" class="([^"]*)"', page.part("players"))
     return "on" in span.group(1).split()
 
 
@@ -254,20 +261,21 @@ async def test_moves_reach_the_table_from_the_event_alone_and_match_a_fresh_read
         sent_boxes.append([id_ for id_, _html in elements(frames[-1])])
         hand = await database_sync_to_async(Hand.objects.get)(pk=hand.pk)
     assert LIVE.applied >= applied + 4
-    # The first move after the page's own render sends the players' section whole; the
-    # next ones only the boxes they changed (of three players, the mover's and the next
-    # one's), each in its place.
-    assert "players" in sent_boxes[0]
-    for ids in sent_boxes[1:]:
-        boxes = [i for i in ids if i.startswith("player-")]
-        assert "players" not in ids and 1 <= len(boxes) < 3
+    # A move sends what it changed: the status's mark, of the players' boxes only the
+    # parts that changed (the mover's and the next one's), each in its place; the pile
+    # and the log whole only when they were empty (the hand's first move).
+    for n, ids in enumerate(sent_boxes):
+        assert "table-status" in ids and "players" not in ids
+        assert n == 0 or not {"pile", "action-log"} & set(ids)
+        assert not [i for i in ids if re.fullmatch(r"player-\d", i)]
+        assert 1 <= len({i[:2] for i in ids if re.fullmatch(r"p\d-(label|count|clock)", i)}) < 3
     # What the page shows after the moves is what a reload shows: the status, every
     # player's box, the pile and the log, but for the clocks' milliseconds.
     reloaded = await connect(path, None)
     fresh = Page().take(*await frames_until(reloaded, 'id="seats"'))
-    clocks = re.compile(r'<div class="clock.*?</div>|data-server-now="[^"]*"', re.S)
-    for part in ("table-status", "players", "pile", "action-log", *fresh.boxes()):
-        assert clocks.sub("", page.parts[part]) == clocks.sub("", fresh.parts[part]), part
+    clocks = re.compile(r'<div id="p\d-clock".*?</div>|data-server-now="[^"]*"', re.S)
+    for part in ("table-status", "status-line", "players", "pile", "action-log", *fresh.boxes()):
+        assert clocks.sub("", page.part(part)) == clocks.sub("", fresh.part(part)), part
     assert page.boxes().keys() == fresh.boxes().keys() == {"player-0", "player-1", "player-2"}
     for ws in (*players.values(), spectator, reloaded):
         await ws.disconnect()
@@ -280,14 +288,15 @@ async def test_a_player_who_leaves_shows_offline_on_the_moves_after_it():
     other = g.by_seat[1 - g.state.to_move]
     ws_mover, ws_other = await connect(path, mover), await connect(path, other)
     spectator = await connect(path, None)
-    for ws in (ws_mover, ws_other, spectator):
+    for ws in (ws_mover, ws_other):
         await frames_until(ws, 'id="seats"')
+    page = Page().take(*await frames_until(spectator, 'id="seats"'))
     await ws_other.disconnect()
-    await frames_until(spectator, f'id="presence-u{other.pk}"')
+    page.take(*await frames_until(spectator, f'id="presence-u{other.pk}"'))
     await ws_mover.send_json_to({"action": "play", "cards": "9H", "version": str(g.hand.version)})
-    frame = (await frames_until(spectator, 'data-version="2"'))[-1]
-    assert presence_of(frame, mover)
-    assert not presence_of(frame, other)
+    page.take(*await frames_until(spectator, 'data-version="2"'))
+    assert presence_of(page, mover)
+    assert not presence_of(page, other)
     await ws_mover.disconnect()
     await spectator.disconnect()
 

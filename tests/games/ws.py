@@ -13,6 +13,7 @@ from django.test import Client
 
 from accounts.models import User
 from pan_site.asgi import application
+from tests.games import dom
 
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")
 
@@ -105,26 +106,42 @@ def elements(fragment: str) -> list[tuple[str, str]]:
 
 class Page:
     """What a table page shows after the frames it took, as htmx's ws extension swaps
-    them in: each top-level element of a frame takes the place of the page's element of
-    its id, a player's box as the whole players' section."""
+    them in (``tests.games.dom``): a part of a first frame is put in as it is, then
+    every part goes where its id or its ``hx-swap-oob`` says."""
 
     def __init__(self) -> None:
-        self.parts: dict[str, str] = {}
+        self.root = dom.Element("#root")
 
     def take(self, *frames: str) -> Page:
         for frame in frames:
-            for id_, html in elements(frame):
-                html = html.replace(' hx-swap-oob="true"', "", 1)
-                if id_ == "players":
-                    self.parts = {
-                        k: v for k, v in self.parts.items() if not k.startswith("player-")
-                    }
-                    inside = html[html.index(">") + 1 : html.rindex("</section>")]
-                    html = html[: html.index(">") + 1]
-                    self.parts.update(elements(inside))
-                self.parts[id_] = html
+            for oob in dom.parse(frame).elements():
+                value = oob.attrs.get("hx-swap-oob", "true")
+                if value == "true" and self.root.by_id(oob.attrs.get("id", "")) is None:
+                    oob.attrs.pop("hx-swap-oob", None)
+                    self.root.adopt([oob], len(self.root.children))
+                else:
+                    dom.swap(self.root, oob.html())
         return self
+
+    def part(self, id_: str) -> str:
+        """The element of id ``id_``, written out."""
+        element = self.root.by_id(id_)
+        assert element is not None, id_
+        return element.html()
 
     def boxes(self) -> dict[str, str]:
         """The players' boxes, by id."""
-        return {k: v for k, v in self.parts.items() if k.startswith("player-")}
+        return {
+            e.attrs["id"]: e.html()
+            for e in self.root.walk()
+            if re.fullmatch(r"player-\d+", e.attrs.get("id", ""))
+        }
+
+    def hand(self) -> set[str]:
+        """The cards of one's own hand."""
+        hand = self.root.by_id("my-hand")
+        return (
+            set()
+            if hand is None
+            else {e.attrs["data-card"] for e in hand.walk() if "data-card" in e.attrs}
+        )

@@ -74,7 +74,7 @@ def _posted_cards(page: str) -> list[str]:
 def test_a_card_that_may_not_be_played_posts_its_move_to_be_explained():
     page = client_for().get(reverse("learn:lesson", args=["opening"])).content.decode()
     assert _posted_cards(page) == ["9H", "10D", "QC", "KS", "AH"]
-    assert 'data-card="KS" tabindex="-1" aria-disabled="true"' in page
+    assert 'data-card="KS" aria-disabled="true" tabindex="-1"' in page
     # Once the lesson is done its cards post nothing: there is no step left to judge.
     done = _play(client_for(), "opening", "9H").content.decode()
     assert "Lesson complete." in done and _posted_cards(done) == []

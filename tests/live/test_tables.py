@@ -154,7 +154,7 @@ async def test_a_table_memory_without_a_source_says_so():
         await LiveTables().snapshot(3, event=None)
 
 
-def test_a_shared_render_is_drawn_once_per_event_and_boxes_are_given_since_the_page_shown():
+def test_a_shared_render_is_drawn_once_per_event_and_what_a_page_shows_is_kept():
     tables: LiveTables[Board] = LiveTables()
     drawn = []
 
@@ -166,9 +166,11 @@ def test_a_shared_render_is_drawn_once_per_event_and_boxes_are_given_since_the_p
         assert tables.shared_at(3, "pl", ("hand", "e2"), render) == "<p>hand</p>"
     tables.shared_at(3, "pl", ("hand", None), render)  # a fresh read's: this viewer's alone
     assert len(drawn) == 2
-    assert tables.boxes_since(3, "pl", "e2", None, ["a", "b"]) is None
-    assert tables.boxes_since(3, "pl", "e3", "e2", ["a", "c"]) == ["a", "b"]
-    assert tables.boxes_since(3, "en", "e3", "e2", ["a", "c"]) is None  # not in English
+    # What a page shows once it took a shared render, kept by language and render.
+    assert tables.shown(3, "pl", ("hand", "e2")) is None
+    tables.keep_shown(3, "pl", ("hand", "e2"), ["a", "b"])
+    assert tables.shown(3, "pl", ("hand", "e2")) == ["a", "b"]
+    assert tables.shown(3, "en", ("hand", "e2")) is None  # not in English
 
 
 @pytest.mark.asyncio
