@@ -7,8 +7,8 @@ fraction of a second, and every move in flight waits on it.
 So what has lived a while is set aside from the collections (``gc.freeze``) every
 ``freeze_every`` seconds: a full pass then walks only what came since. Refcounting still
 frees what is set aside; only garbage in reference cycles among it (a closed socket's
-consumer, its tasks) waits for the rare complete pass, which takes everything back,
-collects, and sets the survivors aside again.
+consumer, its tasks) waits for the rare complete pass, every ``full_every`` seconds,
+which takes everything back, collects, and sets the survivors aside again.
 
 Why every second: the middle generation is what survived the young collections since
 its last pass, and in a server most of that is the objects that replace others (a
@@ -24,13 +24,8 @@ collector, a daphne serving the browser tests held 64 of PostgreSQL's 100 connec
 after a minute.
 
 The complete pass walks the whole live room: a third of a second at 250 tables, while
-every move waits. So what a long-lived object leaves when it ends is freed by
-refcounting, and the complete pass is made only when what is set aside has grown by
-more than ``growth`` (doubled) since the last one, or since the first time it was asked
-(``full_every`` seconds after the start, when the room a process took is built): garbage
-in cycles piling up among the set aside, or a room that doubled. At 250 tables a pass
-found some hundred objects in dead cycles a minute (closures that refer to themselves),
-so a process whose room stays the size it is makes none.
+every move waits. Closed table sockets do end in reference cycles now and then (two of
+nine in a run of the whole test suite), so it stays, on its schedule.
 Every collection's pause is measured (``Pauses``) and the longest logged each
 ``report_every`` seconds.
 """
@@ -47,7 +42,6 @@ logger = logging.getLogger(__name__)
 
 FREEZE_EVERY = 1.0
 FULL_EVERY = 600.0
-GROWTH = 1.0
 REPORT_EVERY = 60.0
 
 
@@ -88,15 +82,12 @@ class Freezer:
         *,
         freeze_every: float = FREEZE_EVERY,
         full_every: float = FULL_EVERY,
-        growth: float = GROWTH,
         report_every: float = REPORT_EVERY,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.freeze_every, self.full_every, self.clock = freeze_every, full_every, clock
-        self.growth, self.report_every = growth, report_every
+        self.report_every = report_every
         self.frozen_at = self.full_at = self.reported_at = clock()
-        # Set aside after the last complete pass, or when it was first asked for.
-        self.kept: int | None = None
         self.pauses = Pauses()
 
     def tick(self) -> str:
@@ -106,22 +97,13 @@ class Freezer:
         if now - self.reported_at >= self.report_every:
             self.report(now)
         if now - self.full_at >= self.full_every:
-            if self.kept is None:
-                self.kept = gc.get_freeze_count()
-            elif self.grown():
-                self.collect_all()
-                return "full"
-            self.full_at = now
+            self.collect_all()
+            return "full"
         if now - self.frozen_at >= self.freeze_every:
             gc.freeze()
             self.frozen_at = now
             return "freeze"
         return ""
-
-    def grown(self) -> bool:
-        """Whether what is set aside grew by more than ``growth`` since the last complete
-        pass (dead cycles among it, or more that lives)."""
-        return self.kept is not None and gc.get_freeze_count() > self.kept * (1 + self.growth)
 
     def watch_pauses(self) -> None:
         """Measure every collection of the process from now (``Pauses``)."""
@@ -151,7 +133,6 @@ class Freezer:
         found = gc.collect()
         gc.freeze()
         self.full_at = self.frozen_at = self.clock()
-        self.kept = gc.get_freeze_count()
         logger.info(
             "complete collection in %.0f ms: of %d objects set aside, %d were dead cycles",
             (time.perf_counter() - started) * 1e3,

@@ -26,8 +26,7 @@ def clock():
 
 
 def test_set_aside_on_schedule_and_a_complete_pass_frees_dead_cycles(clock):
-    freezer = Freezer(freeze_every=10, full_every=600, growth=0.0, clock=lambda: clock[0])
-    freezer.kept = gc.get_freeze_count()  # as a complete pass leaves it
+    freezer = Freezer(freeze_every=10, full_every=600, clock=lambda: clock[0])
     clock[0] = 9.0
     assert freezer.tick() == ""
     old = Cycle()
@@ -66,30 +65,6 @@ def test_a_complete_pass_at_the_callers_moment_frees_dead_cycles_and_restarts_th
     assert aside > 0 and dead_cycles >= 1
     assert gc.get_freeze_count() > 0
     assert freezer.tick() == ""  # set aside just now
-
-
-def test_no_complete_pass_while_what_is_set_aside_does_not_grow(clock, caplog):
-    caplog.set_level(logging.INFO, logger="core.collector")
-    freezer = Freezer(freeze_every=10, full_every=600, clock=lambda: clock[0])
-    old = Cycle()
-    dead = weakref.ref(old)
-    clock[0] = 10.0
-    assert freezer.tick() == "freeze"
-    del old
-    clock[0] = 600.0
-    assert freezer.tick() == "freeze"  # first asked: what is set aside now is the measure
-    assert freezer.kept is not None
-    assert dead() is not None  # set aside, dead, and left there
-    clock[0] = 1200.0
-    assert freezer.tick() == "freeze"  # asked again: nothing grew
-    held = [Cycle() for _ in range(gc.get_freeze_count())]  # the set aside doubles
-    clock[0] = 1210.0
-    assert freezer.tick() == "freeze"
-    clock[0] = 1800.0
-    assert freezer.tick() == "full"
-    assert dead() is None
-    assert [r.getMessage()[:19] for r in caplog.records].count("complete collection") == 1
-    del held
 
 
 def test_every_collections_pause_is_measured_and_the_longest_reported(clock, caplog):

@@ -6,7 +6,6 @@ subscription gone."""
 from __future__ import annotations
 
 import asyncio
-import gc
 
 import pytest
 from autobahn.exception import Disconnected
@@ -219,34 +218,3 @@ async def test_a_crowd_of_sockets_opening_at_once_is_counted_every_one(monkeypat
         await redis.aclose()
 
 
-async def test_a_closed_sockets_objects_are_freed_without_the_collector():
-    """A daphne sets its long-lived objects aside from the collector (``core.collector``)
-    and makes no complete pass while its room does not grow: what a closed socket leaves
-    must be freed when its last reference goes, never sit in a reference cycle."""
-    from live import LiveSocket
-
-    table = await database_sync_to_async(make_table)(players=2)
-    seated, stranger = await database_sync_to_async(lambda: (table.owner, make_user()))()
-    path = f"/ws/tables/{table.pk}/"
-    gc.collect()
-    before = {id(o) for o in gc.get_objects() if isinstance(o, LiveSocket)}
-    gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds unreachable stays in gc.garbage
-    try:
-        for _ in range(3):
-            sockets = [await connect(path, user) for user in (seated, stranger, None)]
-            for ws in sockets:
-                await frames_until(ws, 'id="seats"')
-            await sockets[0].send_json_to({"action": "chat", "text": "hello"})
-            for ws in sockets:
-                await frames_until(ws, "hello")
-            for ws in sockets:
-                await ws.disconnect()
-            del sockets, ws
-        await asyncio.sleep(0.2)  # the layer's unsubscribing, in the background
-        gc.collect()
-        assert not [o for o in gc.garbage if isinstance(o, LiveSocket)]  # none in a cycle
-        alive = [o for o in gc.get_objects() if isinstance(o, LiveSocket) and id(o) not in before]
-        assert not alive  # all freed
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
