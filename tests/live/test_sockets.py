@@ -216,5 +216,3 @@ async def test_a_crowd_of_sockets_opening_at_once_is_counted_every_one(monkeypat
     finally:
         await redis.delete(key)
         await redis.aclose()
-
-
