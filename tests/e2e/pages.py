@@ -60,8 +60,14 @@ def play_one_move(pages: list[Page]) -> bool:
     for page in pages:
         if page.get_by_test_id("your-turn").count():
             legal = page.locator("button.card-button.legal")
-            target = legal.first if legal.count() else page.get_by_test_id("pickup").first
-            target.click()
+            if legal.count():
+                # From the keyboard: a long hand (after pick-ups) overlaps its cards so far
+                # that the next one covers where a mouse would press (the first-click
+                # tests press with the mouse).
+                legal.first.focus()
+                page.keyboard.press("Enter")
+            else:
+                page.get_by_test_id("pickup").first.click()
             page.wait_for_function(
                 """([hand, version]) => {
                     const s = document.getElementById("table-status");

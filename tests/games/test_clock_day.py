@@ -6,11 +6,10 @@ of the ticker's clock is a millisecond of its work."""
 from __future__ import annotations
 
 import itertools
-import json
 from datetime import datetime, timedelta
 
 import pytest
-import redis
+from celery.signals import after_task_publish
 from django.conf import settings
 from django.utils import timezone
 
@@ -81,30 +80,30 @@ def test_a_burst_larger_than_a_batch_is_worked_off_batch_after_batch(monkeypatch
 def test_a_live_games_next_hand_is_not_queued_behind_those_of_correspondence_games(
     django_capture_on_commit_callbacks,
 ):
-    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    """Read from what this process hands the broker, by queue, in order (Celery's
+    ``after_task_publish``): a worker of another test run on the same Redis may take a
+    queue's messages before it is read."""
     queues = (settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_CORRESPONDENCE_QUEUE)
     assert settings.CELERY_CORRESPONDENCE_QUEUE.startswith(settings.CELERY_TASK_DEFAULT_QUEUE)
-    broker.delete(*queues)  # no worker runs here: what is sent stays
+    sent: dict[str, list[dict]] = {queue: [] for queue in queues}
+
+    def record(headers: dict | None = None, routing_key: str = "", **kwargs: object) -> None:
+        sent.setdefault(routing_key, []).append(headers or {})
+
     live = started_hand(base_seconds=60)
     day = day_deadlines_due_by(live.deadline, BURST)
     ticker = ClockTicker(threads=1, now=working_clock(live.deadline))
+    after_task_publish.connect(record, weak=False)
     try:
         with django_capture_on_commit_callbacks(execute=True):
             while ticker.day_tick() == 0.0:
                 pass
             ticker.tick()
-        deals = {
-            queue: [
-                json.loads(raw)["headers"]
-                for raw in reversed(broker.lrange(queue, 0, -1))  # in the order taken
-            ]
-            for queue in queues
-        }
     finally:
-        broker.delete(*queues)
+        after_task_publish.disconnect(record)
     next_hands = {
-        queue: [h["argsrepr"] for h in headers if h["task"] == "games.match_next_hand"]
-        for queue, headers in deals.items()
+        queue: [h["argsrepr"] for h in sent[queue] if h.get("task") == "games.match_next_hand"]
+        for queue in queues
     }
     # The live game's deal is the only one on the main queue, first in line...
     assert next_hands[settings.CELERY_TASK_DEFAULT_QUEUE] == [f"({live.match_id}, 1)"]
