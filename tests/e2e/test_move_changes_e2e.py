@@ -17,8 +17,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 MOVES = 30
 
-# The parts a move changes, as the page holds them: the running clock's time and the
-# players' lags left out (measured: a page loaded later reads later ones), and the hand's
+# The parts a move changes, as the page holds them: the running clock's time, the
+# players' lags (measured: a page loaded later reads later ones) and their presence (a
+# page opened or closed for the comparison changes it) left out, and the hand's
 # tab stop where table-keys.js gives it after a move (a click moves it).
 SHOWN = """() => ["status-line", "players", "pile", "action-log", "my-hand"].map(id => {
   const part = document.getElementById(id).cloneNode(true);
@@ -29,6 +30,10 @@ SHOWN = """() => ["status-line", "players", "pile", "action-log", "my-hand"].map
   part.querySelectorAll(".lag").forEach(lag => {
     lag.removeAttribute("hidden");
     lag.textContent = "";
+  });
+  part.querySelectorAll(".presence").forEach(mark => {
+    mark.className = "presence";
+    mark.removeAttribute("title");
   });
   const cards = [...part.querySelectorAll(".card-button")];
   const stop = cards.filter(c => c.classList.contains("legal"))[0] || cards[0];

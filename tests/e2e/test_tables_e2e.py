@@ -179,7 +179,9 @@ def test_a_move_redraws_only_the_boxes_it_changed_and_the_page_matches_a_reload(
     running = spectator.locator("#players .player > .to-move ~ .clock")
     spectator.wait_for_timeout(500)
     remaining = int(running.get_attribute("data-ms")) / 1000
-    assert remaining - 2 <= clock_seconds(running.inner_text()) <= remaining
+    # Shown in whole seconds, counted down since it arrived (a busy machine's half
+    # second can be more).
+    assert remaining - 3 <= clock_seconds(running.inner_text()) <= remaining
     # The moves after the first sent only the parts of the boxes they changed...
     assert spectator.evaluate("window.boxesAlone") >= 4
     # ...and the page shows every player as a reload does.
