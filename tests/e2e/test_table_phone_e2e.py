@@ -260,3 +260,63 @@ def test_a_bots_name_breaks_between_words_on_a_phone(site, browser: Browser, loc
     expect(names).to_have_count(4)
     assert names.evaluate_all(SPLIT_WORDS) == []
     context.close()
+
+
+def long_hand_table() -> tuple[int, str]:
+    """A table of two in play where the player to move holds 18 cards or more: he has
+    picked up whenever he could. Returns the table's id and his name."""
+    from games.engine import PickUp, move_to_json
+    from games.models import Hand
+    from tests.factories import first_hand, make_table, seated_users
+
+    table = make_table(players=2, base_seconds=3600, name="Long hand")
+    keeper = seated_users(table)[1]
+    hand = first_hand(table, now=None)
+    by_seat = {p.seat: p.user for p in hand.match.players.all()}
+    for _ in range(400):
+        state = hand.engine_state
+        to_move = by_seat[state.to_move]
+        if to_move == keeper and len(state.hand(state.to_move)) >= 18:
+            return table.pk, keeper.username
+        moves = state.legal_moves()
+        pick_ups = [m for m in moves if isinstance(m, PickUp)]
+        move = pick_ups[0] if to_move == keeper and pick_ups else moves[0]
+        services_execute(hand, move_to_json(move), to_move)
+        hand = Hand.objects.get(pk=hand.pk)
+    raise AssertionError("no long hand after 400 moves")
+
+
+def services_execute(hand, move: dict, user) -> None:
+    from games import services
+
+    services.execute(services.move_action(move, hand_id=hand.pk, version=hand.version, user=user))
+
+
+def test_on_a_phone_each_card_of_a_long_hand_takes_the_click_where_it_shows(site, browser: Browser):
+    """A hand of 18 cards or more overlaps in one row: the middle of each card's button
+    (where a click lands) shows that card, and a click there plays it."""
+    table_id, keeper = long_hand_table()
+    context = browser.new_context(locale="en-GB", viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    log_in_any_language(page, site.url, keeper)
+    page.goto(f"{site.url}/tables/{table_id}/")
+    expect(page.locator("#conn-state.on")).to_have_count(1)
+    hit = page.locator("#my-hand .card-button").evaluate_all(
+        """buttons => buttons.map(b => {
+          const r = b.getBoundingClientRect();
+          const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return [b.dataset.card, top && top.closest('.card-button') === b, Math.round(r.width)];
+        })"""
+    )
+    assert len(hit) >= 18, hit
+    # Cards lowered (may not be played) and not (may) alike: each lies under the next.
+    assert [card for card, mine, _ in hit if not mine] == [], hit
+    # Each card shows at least a finger's edge, and the row fits the screen.
+    assert min(width for _, _, width in hit[:-1]) >= 8, hit
+    assert page.evaluate(OUTSIDE, {"hand": MUST_SEE["hand"]}) == []
+    legal = page.locator("#my-hand button.card-button.legal")
+    if legal.count():
+        card = legal.last.get_attribute("data-card")
+        legal.last.click()
+        expect(page.locator(f'#my-hand [data-card="{card}"]')).to_have_count(0)
+    context.close()
