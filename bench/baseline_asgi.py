@@ -3,9 +3,10 @@
 ``/ws/base/<table>/<seat>/`` joins the table's group. A ``move`` command from the seat
 whose turn it is is group_sent over the same channels_redis layer as the site's, and
 every consumer of the table forwards a small frame with the new sequence number, shaped
-like the site's (a ``table-status`` with ``data-hand`` and ``data-version``, and a
-``my-hand`` with the one legal form for the seat to move), so the same client drives
-both. Run it under daphne with ``DJANGO_SETTINGS_MODULE=bench.baseline_settings``.
+like the site's (the status's mark, ``table-status`` with ``data-hand`` and
+``data-version``, and a ``my-hand`` whose ``my-moves`` hold the one form for the seat to
+move), so the same client drives both. Run it under daphne with
+``DJANGO_SETTINGS_MODULE=bench.baseline_settings``.
 """
 
 from __future__ import annotations
@@ -26,16 +27,18 @@ SEATS = 4
 
 
 def frame(version: int, seat: int) -> str:
-    """The table as the seat sees it at ``version``: seat ``version % 4`` is to move."""
+    """The table as the seat sees it at ``version``: seat ``version % 4`` is to move,
+    offered one move among the hand's other moves (``my-moves``), which the client
+    sends with the version the status's mark holds, as the site's forms do."""
     form = (
-        '<form ws-send><input type="hidden" name="action" value="move">'
-        f'<input type="hidden" name="version" value="{version}"></form>'
+        '<form ws-send><input type="hidden" name="action" value="pickup">'
+        '<input type="hidden" name="count" value="1"></form>'
         if version % SEATS == seat
         else ""
     )
     return (
-        f'<section id="table-status" data-hand="1" data-version="{version}"></section>'
-        f'<section id="my-hand">{form}</section>'
+        f'<input id="table-status" type="hidden" data-hand="1" data-version="{version}">'
+        f'<div id="my-hand"><div id="my-moves">{form}</div></div>'
     )
 
 
@@ -53,7 +56,7 @@ class BaselineConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         content = json.loads(text_data or "{}")
-        if content.get("action") == "move":
+        if content.get("action") == "pickup":
             version = int(content["version"]) + 1
             await self.channel_layer.group_send(self.group, {"type": "bench.move", "v": version})
 

@@ -79,3 +79,21 @@ def test_a_seat_offers_exactly_the_moves_the_page_lets_its_player_make() -> None
         legal = {move_to_json(move)["cards"][0] for move in state.legal_moves() if move.cards}
         plays = {form["cards"] for form in offered if form["action"] == "play"}
         assert plays == legal and len(state.hand(seat)) > len(legal)  # some cards are grey
+
+
+def test_the_bare_consumers_frames_offer_the_seat_to_move_its_move_at_their_version() -> None:
+    """The baseline speaks the site's shape: the client finds the position in the
+    status's mark and the one move among the hand's other moves, and sends it."""
+    from bench.baseline_asgi import frame
+
+    run = LoadRun([[SeatSpec("ws://127.0.0.1:9/ws/base/1/0/", "http://127.0.0.1:9")] * 4])
+    table = run.tables[0]
+    for version in (0, 1, 5, 8):
+        for seat in table.seats:
+            page = frame(version, seat.index)
+            seat.take_hand(page)
+            seat.position = table.position(element(page, "table-status"))
+            assert seat.position == (1, version)
+            assert seat.can_move() == (version % 4 == seat.index)
+            if seat.can_move():
+                assert seat.choose() == {"action": "pickup", "count": "1"}
