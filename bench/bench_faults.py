@@ -52,6 +52,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -102,6 +103,9 @@ STOP_TIMEOUT = 35.0  # its TimeoutStopSec
 GOAL_PLAYING_WITHIN = 10.0  # s from the fault until every table plays again
 GOAL_P99_FACTOR, GOAL_P99_WITHIN = 5.0, 30.0  # p99 back within 5x of before, within 30 s
 WINDOW, WINDOWS_SPAN = 5.0, 120.0
+# After a restart the tables spread over the daphnes again: SPREAD_AT s after the fault
+# each daphne holds within GOAL_EVEN of an even share of the open sockets.
+SPREAD_AT, GOAL_EVEN = 60.0, 0.2
 DATABASE = "pan_bench_faults"
 
 
@@ -215,6 +219,11 @@ class Fault:
     handshakes_before: Counter[str] = field(default_factory=Counter)  # failed until began
     lobby_seen: float | None = None  # the lobby showed a table created after the fault
     lobby_probes: int = 0
+    # The open sockets on each daphne (by the X-Upstream their handshake was answered
+    # with) when the fault began, and SPREAD_AT s after.
+    spread_before: Counter[str] = field(default_factory=Counter)
+    spread_after: Counter[str] | None = None
+    counting: asyncio.Task | None = None
 
 
 class LobbyWatch:
@@ -260,11 +269,15 @@ def create_lobby_table(name: str) -> None:
     services.table_create(owner=owner, name=name, rules=Rules(), seats=4, base_seconds=600)
 
 
-def start_site_daphne(stack: ExitStack, port: int, *, logs: Path, name: str) -> Server:
+def start_site_daphne(
+    stack: ExitStack, port: int, *, logs: Path, name: str, upstreams: list[int]
+) -> Server:
     """One of the site's web processes on ``port``, as systemd starts it (``manage.py
-    serve``: daphne with the site's options and server, ``pan_site.server``)."""
+    serve``: daphne with the site's options and server, ``pan_site.server``), told the
+    daphnes nginx sends to (``upstreams``, their ports)."""
     log = logs / f"{name}-{port}.log"
-    proc = stack.enter_context(running(serve_args(port), env=base_env(), log=log))
+    env = base_env(DAPHNE_UPSTREAMS=",".join(f"127.0.0.1:{p}" for p in upstreams))
+    proc = stack.enter_context(running(serve_args(port), env=env, log=log))
     wait_for_port(port, proc=proc, log=log, timeout=60)
     return Server(name, port, proc)
 
@@ -291,13 +304,41 @@ async def restart_daphnes(
         exited = time.monotonic()
         await asyncio.sleep(RESTART_SEC)
         site[index] = await asyncio.to_thread(
-            start_site_daphne, stack, victim.port, logs=logs, name=f"{victim.name}-again"
+            functools.partial(
+                start_site_daphne,
+                stack,
+                victim.port,
+                logs=logs,
+                name=f"{victim.name}-again",
+                upstreams=[server.port for server in site],
+            )
         )
         fault.steps.append(
             f"127.0.0.1:{victim.port} SIGTERM at {began - fault.began:.1f} s, exited "
             f"(status {status}) {exited - began:.1f} s later, listening again at "
             f"{time.monotonic() - fault.began:.1f} s"
         )
+
+
+def sockets_by_daphne(run: LoadRun) -> Counter[str]:
+    """The open sockets on each daphne, by the X-Upstream of their handshake's answer."""
+    return Counter(seat.upstream or "?" for seat in run.seats if seat.ws is not None)
+
+
+async def count_spread(fault: Fault, run: LoadRun) -> None:
+    await asyncio.sleep(max(0.0, fault.began + SPREAD_AT - time.monotonic()))
+    fault.spread_after = sockets_by_daphne(run)
+
+
+def off_even(counts: Counter[str], daphnes: int) -> float:
+    """How far the daphne furthest from an even share of the sockets is from it (0.1:
+    10 % above or below)."""
+    total = counts.total()
+    if not total:
+        return 0.0
+    even = total / daphnes
+    missing = daphnes - len(counts)  # a daphne with no socket is a whole share off
+    return max([abs(count - even) for count in counts.values()] + [even] * (missing > 0)) / even
 
 
 async def inject(
@@ -317,6 +358,8 @@ async def inject(
     fault.began = time.monotonic()
     fault.handshakes_before = Counter(run.errors.handshake)
     if fault.name in RESTARTS:
+        fault.spread_before = sockets_by_daphne(run)
+        fault.counting = asyncio.create_task(count_spread(fault, run))
         count = 1 if fault.name == "restart" else len(site)
         fault.victim = ", ".join(f"127.0.0.1:{server.port}" for server in site[:count])
         fault.what = (
@@ -334,7 +377,14 @@ async def inject(
         victim.proc.wait(10)
         await asyncio.sleep(options.daphne_down)
         site[0] = await asyncio.to_thread(
-            start_site_daphne, stack, victim.port, logs=logs, name="daphne1-again"
+            functools.partial(
+                start_site_daphne,
+                stack,
+                victim.port,
+                logs=logs,
+                name="daphne1-again",
+                upstreams=[server.port for server in site],
+            )
         )
     elif fault.name == "redis":
         fault.what = f"Redis stopped (SIGTERM), started again after {options.redis_down:g} s"
@@ -651,6 +701,13 @@ def restart_report(
     def verdict(met: bool) -> str:
         return "met" if met else "MISSED"
 
+    daphnes = len(fault.spread_before) or 2
+    after = fault.spread_after
+    before = dict(sorted(fault.spread_before.items()))
+    print(
+        f"  sockets on each daphne: when the fault began {before}, {SPREAD_AT:g} s after it "
+        + (f"{dict(sorted(after.items()))}" if after is not None else "not counted (ended before)")
+    )
     print(f"  goals ({fault.name}):")
     print(f"    lost 0: {len(moves.lost)} {verdict(not moves.lost)}")
     print(f"    applied twice 0: {len(moves.unsent)} {verdict(not moves.unsent)}")
@@ -664,6 +721,12 @@ def restart_report(
         + (f"{playing:.1f} s" if playing is not None else "not every table played again")
         + f" {verdict(playing is not None and playing <= GOAL_PLAYING_WITHIN)}"
     )
+    if after is not None:
+        off = off_even(after, daphnes)
+        print(
+            f"    sockets within {GOAL_EVEN:.0%} of even on each daphne {SPREAD_AT:g} s after "
+            f"the fault: the furthest {off:.0%} off {verdict(off <= GOAL_EVEN)}"
+        )
     print(
         f"    p99 back within {GOAL_P99_FACTOR:g}x of before ({ceiling:.0f} ms) within "
         f"{GOAL_P99_WITHIN:g} s: "
@@ -698,9 +761,13 @@ def scenario(
     busy_before = machine_busy()
     with ExitStack() as stack:
         start_workers(stack, logs)
+        ports: list[int] = []
+        while len(ports) < 2:
+            if (port := free_port()) not in ports:
+                ports.append(port)
         site = [
-            start_site_daphne(stack, free_port(), logs=logs, name=f"daphne{i + 1}")
-            for i in range(2)
+            start_site_daphne(stack, port, logs=logs, name=f"daphne{i + 1}", upstreams=ports)
+            for i, port in enumerate(ports)
         ]
         nginx = start_nginx(stack, site, logs=logs)
         data = seat_tables(options.tables, label=f"faults-{name}")

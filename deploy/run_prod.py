@@ -133,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         PAN_NGINX=shlex.join(nginx.command()),
         PAN_DAPHNE_PORT_1=str(options.daphne_ports[0]),
         PAN_DAPHNE_PORT_2=str(options.daphne_ports[1]),
+        DAPHNE_UPSTREAMS=",".join(daphnes),
         PAN_VAR_DIR=str(settings.VAR_DIR),
     )
     print(

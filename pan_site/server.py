@@ -18,6 +18,10 @@ without a close frame (1006). Here, before that, the server
 
 and only then cancels what is left (a socket still opening, a request in flight), as
 daphne does, and exits.
+
+While it runs, the server watches the other daphnes of ``DAPHNE_UPSTREAMS`` and, once
+every one listens again after a restart, hands the tables that nginx now sends to
+another daphne over to it (``pan_site.spread``).
 """
 
 from __future__ import annotations
@@ -28,9 +32,11 @@ import time
 from typing import Any
 
 from daphne.ws_protocol import WebSocketProtocol
+from django.conf import settings
 from twisted.internet import defer
 
 from pan_site.redaction import RedactingServer
+from pan_site.spread import Spreader
 
 logger = logging.getLogger(__name__)
 
@@ -46,11 +52,43 @@ class SiteServer(RedactingServer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.ports: list[Any] = []
+        self.spreader: asyncio.Task | None = None
 
     def listen_success(self, port: Any) -> None:
-        """Keep the listening port, to stop listening first when the server stops."""
+        """Keep the listening port, to stop listening first when the server stops; on
+        the first, start watching the other daphnes."""
         self.ports.append(port)
         super().listen_success(port)
+        if len(self.ports) == 1:  # daphne listens before its loop runs: start it then
+            from twisted.internet import reactor  # daphne's, installed by now
+
+            reactor.callWhenRunning(self.start_spreading, port)
+
+    def start_spreading(self, port: Any) -> None:
+        """The other daphnes' watch (``pan_site.spread``), when ``DAPHNE_UPSTREAMS``
+        names this daphne among others."""
+        upstreams = settings.DAPHNE_UPSTREAMS
+        address = port.getHost() if hasattr(port, "getHost") else None
+        me = f"{address.host}:{address.port}" if address is not None else ""
+        if len(upstreams) < 2:
+            return
+        if me not in upstreams:
+            logger.warning(
+                "DAPHNE_UPSTREAMS (%s) does not name this daphne (%s): it does not hand "
+                "tables over after a restart",
+                ", ".join(upstreams),
+                me,
+            )
+            return
+        spreader = Spreader(upstreams, me, sockets=self.open_websockets, close=self.close_websocket)
+        self.spreader = asyncio.ensure_future(spreader.run())
+
+    @staticmethod
+    def close_websocket(protocol: WebSocketProtocol, code: int) -> None:
+        """Close an open websocket with ``code`` (any code: autobahn's ``sendClose``
+        takes only the application's, 1000 and 3000-4999)."""
+        if protocol.state == protocol.STATE_OPEN:
+            protocol.sendCloseFrame(code=code, isReply=False)
 
     def kill_all_applications(self) -> defer.Deferred:
         """Run by the reactor before it shuts down (daphne registers it): stop listening,
@@ -59,6 +97,8 @@ class SiteServer(RedactingServer):
         runs."""
         for port in self.ports:
             port.stopListening()
+        if self.spreader is not None:
+            self.spreader.cancel()
         waited = defer.Deferred.fromFuture(
             asyncio.ensure_future(
                 self.drain(
@@ -113,8 +153,7 @@ class SiteServer(RedactingServer):
             if start:
                 await asyncio.sleep(spread / batches)
             for protocol in sockets[start : start + size]:
-                if protocol.state == protocol.STATE_OPEN:
-                    protocol.sendCloseFrame(code=code, isReply=False)
+                self.close_websocket(protocol, code)
         await self.applications_finished(sockets, grace, code=code)
 
     async def applications_finished(
@@ -130,7 +169,7 @@ class SiteServer(RedactingServer):
         while time.monotonic() < give_up:
             for protocol in self.open_websockets():
                 if protocol not in closed:
-                    protocol.sendCloseFrame(code=code, isReply=False)
+                    self.close_websocket(protocol, code)
                     closed.add(protocol)
                     late += 1
             running = sum(

@@ -457,6 +457,10 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # How often a daphne asks whether its collector's complete pass is due (core.collector):
 # shorter in a bench that wants to see it within minutes.
 GC_FULL_EVERY = float(os.environ.get("GC_FULL_EVERY", "600"))
+# The daphnes behind nginx's upstream, as its server lines name them (host:port): each
+# watches the others and, once all listen again after a restart, hands the tables nginx
+# now sends elsewhere over to them (pan_site.spread). Empty: a daphne alone, nothing to do.
+DAPHNE_UPSTREAMS = env_list("DAPHNE_UPSTREAMS")
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 30
 # The debug page and error e-mails mask a token sent in the query string.
