@@ -216,6 +216,7 @@ class Fault:
     victim: str = ""  # the daphne killed or restarted (host:port, comma-separated)
     steps: list[str] = field(default_factory=list)  # each daphne's stop and start, timed
     sigterms: list[float] = field(default_factory=list)  # when each daphne was stopped
+    stopped: list[str] = field(default_factory=list)  # which (host:port), in that order
     handshakes_before: Counter[str] = field(default_factory=Counter)  # failed until began
     lobby_seen: float | None = None  # the lobby showed a table created after the fault
     lobby_probes: int = 0
@@ -300,6 +301,7 @@ async def restart_daphnes(
     for index in range(count):
         victim, began = site[index], time.monotonic()
         fault.sigterms.append(began)
+        fault.stopped.append(f"127.0.0.1:{victim.port}")
         status = await asyncio.to_thread(stop_as_systemd, victim)
         exited = time.monotonic()
         await asyncio.sleep(RESTART_SEC)
@@ -650,16 +652,16 @@ def p99_back(windows: list[tuple[float, float, int]], ceiling: float) -> float |
     return back
 
 
-def playing_again(run: LoadRun, sigterms: list[float]) -> float | None:
+def playing_again(run: LoadRun, sigterms: list[float], stopped: list[str]) -> float | None:
     """The longest wait, over the daphnes stopped, from a SIGTERM until every table whose
-    sockets it dropped had a move sent after its last socket closed reach all four seats
-    (None: a table never did)."""
+    sockets it dropped (the stopped daphne's, until the next SIGTERM) had a move sent
+    after its last socket closed reach all four seats (None: a table never did)."""
     longest = 0.0
     ends = [*sigterms[1:], float("inf")]
-    for began, end in zip(sigterms, ends, strict=True):
+    for began, end, victim in zip(sigterms, ends, stopped, strict=True):
         closed: dict[int, float] = {}
         for r in run.reconnects:
-            if began <= r.closed < end:
+            if began <= r.closed < end and r.upstream_before == victim:
                 closed[r.table] = max(closed.get(r.table, r.closed), r.closed)
         for table, since in closed.items():
             back = resumed(run, since).get(table)
@@ -667,6 +669,24 @@ def playing_again(run: LoadRun, sigterms: list[float]) -> float | None:
                 return None
             longest = max(longest, since - began + back)
     return longest
+
+
+def handed_over(run: LoadRun, fault: Fault) -> dict[int, tuple[float, float | None]]:
+    """The tables whose sockets a daphne that was not stopped closed with 1012 after the
+    last daphne listened again (``pan_site.spread``): by table, when its last socket closed
+    (from the fault) and how long until a move sent after that reached all four seats."""
+    closed: dict[int, float] = {}
+    for r in run.reconnects:
+        if (
+            r.closed >= fault.ended
+            and r.code == 1012
+            and r.upstream_before not in fault.stopped[-1:]
+        ):
+            closed[r.table] = max(closed.get(r.table, r.closed), r.closed)
+    return {
+        table: (since - fault.began, resumed(run, since).get(table))
+        for table, since in closed.items()
+    }
 
 
 def restart_report(
@@ -694,7 +714,8 @@ def restart_report(
         + " ".join(f"{start:.0f}s:{p99:.0f}({n})" for start, p99, n in windows)
     )
     reopened = sum(1 for r in dropped if r.shown is not None)
-    playing = playing_again(run, fault.sigterms)
+    playing = playing_again(run, fault.sigterms, fault.stopped)
+    handed = handed_over(run, fault)
     ceiling = GOAL_P99_FACTOR * before
     p99_at = p99_back(windows, ceiling) if before else None
 
@@ -708,6 +729,14 @@ def restart_report(
         f"  sockets on each daphne: when the fault began {before}, {SPREAD_AT:g} s after it "
         + (f"{dict(sorted(after.items()))}" if after is not None else "not counted (ended before)")
     )
+    if handed:
+        print(
+            f"  tables handed over to their own daphne after the last listened again: "
+            f"{len(handed)}, sockets closed from {min(c for c, _ in handed.values()):.1f} to "
+            f"{max(c for c, _ in handed.values()):.1f} s after the fault; each playing again "
+            f"{seconds_text([b for _, b in handed.values() if b is not None])} after its last "
+            f"socket closed, never: {sum(1 for _, b in handed.values() if b is None)}"
+        )
     print(f"  goals ({fault.name}):")
     print(f"    lost 0: {len(moves.lost)} {verdict(not moves.lost)}")
     print(f"    applied twice 0: {len(moves.unsent)} {verdict(not moves.unsent)}")

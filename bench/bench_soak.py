@@ -170,10 +170,17 @@ class Collections:
     generation: int = -1
     cpu_ms: float = 0.0  # the CPU its thread spent in the longest (less: the core was taken)
     complete: list[float] | None = None  # the complete passes' durations, ms
+    dead: list[int] | None = None  # the dead cycles each complete pass freed
     aside: int = 0  # objects set aside at its last report
 
     def summary(self) -> str:
-        passes = ",".join(f"{ms:.0f}" for ms in self.complete or []) or "none"
+        passes = (
+            ",".join(
+                f"{ms:.0f} ({dead} dead cycles)"
+                for ms, dead in zip(self.complete or [], self.dead or [], strict=True)
+            )
+            or "none"
+        )
         return (
             f"longest={self.longest_ms:.1f} ms (gen {self.generation}, cpu "
             f"{self.cpu_ms:.1f} ms) "
@@ -184,7 +191,9 @@ class Collections:
 _PAUSES = re.compile(
     r"the longest ([\d.]+) ms \(generation (-?\d+), ([\d.]+) ms of CPU\); (\d+) objects set aside"
 )
-_COMPLETE = re.compile(r"complete collection in (\d+) ms")
+_COMPLETE = re.compile(
+    r"complete collection in (\d+) ms: of \d+ objects set aside, (\d+) were dead cycles"
+)
 
 
 class CollectorLogs:
@@ -201,7 +210,10 @@ class CollectorLogs:
                 log.seek(self.read_to[name])
                 text = log.read()
                 self.read_to[name] = log.tell()
-            seen = Collections(complete=[float(ms) for ms in _COMPLETE.findall(text)])
+            passes = _COMPLETE.findall(text)
+            seen = Collections(
+                complete=[float(ms) for ms, _ in passes], dead=[int(dead) for _, dead in passes]
+            )
             for longest, generation, cpu, aside in _PAUSES.findall(text):
                 seen.aside = int(aside)
                 if float(longest) > seen.longest_ms:

@@ -92,7 +92,11 @@ class TableConsumer(LiveSocket):
 
     async def closing(self) -> None:
         if self.pinger is not None:
-            self.pinger.cancel()
+            # Let go of it: cancelled, it keeps its CancelledError, whose traceback holds
+            # its frame and so this socket, a cycle that only a complete collection
+            # would free (core.collector).
+            self.pinger, pinger = None, self.pinger
+            pinger.cancel()
             if self._is_user():
                 PONGS.forget(self.table_id, self.user.pk)
                 await mark_absent(self.table_id, self.user.pk)

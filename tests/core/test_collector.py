@@ -81,3 +81,17 @@ def test_every_collections_pause_is_measured_and_the_longest_reported(clock, cap
     _seconds, count, longest_ms, generation, cpu_ms, _aside = caplog.records[-1].args
     assert count >= 2 and longest_ms > 0 and cpu_ms >= 0 and generation in (0, 2)
     assert freezer.pauses.take() == (0, 0.0, 0.0, -1)  # from nothing again after a report
+
+
+def test_a_cycle_that_died_young_is_freed_before_the_freeze_not_set_aside(clock):
+    freezer = Freezer(freeze_every=10, full_every=600, clock=lambda: clock[0])
+    gc.disable()  # no automatic pass: as when the freeze comes just after the cycle died
+    try:
+        young = Cycle()
+        dead = weakref.ref(young)
+        del young
+        clock[0] = 10.0
+        assert freezer.tick() == "freeze"
+        assert dead() is None
+    finally:
+        gc.enable()
