@@ -19,8 +19,9 @@ Set aside every second, it stays small; the process's memory stays the same.
 
 What dies in a cycle after it was set aside holds its resources until the complete
 pass: nothing that holds a scarce one may be left to the collector, and the young
-generations are collected just before each freeze, so that a cycle that died moments
-before is freed, not set aside. An HTTP request's
+generation is collected just before each freeze (a fraction of a millisecond; the middle
+one too cost 2 % of a busy daphne's time), so that a cycle that died moments before is
+freed, not set aside. An HTTP request's
 database connection is closed when the request ends (``pan_site.asgi``): left to the
 collector, a daphne serving the browser tests held 64 of PostgreSQL's 100 connections
 after a minute.
@@ -104,7 +105,7 @@ class Freezer:
             self.collect_all()
             return "full"
         if now - self.frozen_at >= self.freeze_every:
-            gc.collect(1)  # the young cycles go first: set aside, only a complete pass frees them
+            gc.collect(0)  # the young cycles go first: set aside, only a complete pass frees them
             gc.freeze()
             self.frozen_at = now
             return "freeze"

@@ -10,12 +10,14 @@ Each daphne therefore watches the others (``Spreader``): a TCP connect to each o
 ``DAPHNE_UPSTREAMS`` every ``PROBE_EVERY`` seconds, which is what nginx sees of them.
 Once every daphne listens again after one was seen down, and has for ``SETTLE`` seconds
 (a rolling deploy stops the next daphne as soon as the last listens again, and a table
-moved then would move twice), it closes with 1012 ("service restart") the sockets of
-each table whose hash now names another daphne (``NginxRing``), a table's sockets
-together, the tables spread over ``HANDOVER_SPREAD`` seconds. The pages reconnect by
-themselves on 1012 (htmx's ws extension, after a jittered pause), and nginx sends them to
-the table's own daphne: a stream of reconnects over ten seconds, not a second storm. A
-daphne seen down meanwhile stops the handover: the ring's choices are changing again.
+moved then would move twice; and the daphne restarted first has just taken the last
+one's sockets, a storm it should be through first), it closes with 1012 ("service
+restart") the sockets of each table whose hash now names another daphne (``NginxRing``),
+a table's sockets together, the tables spread over ``HANDOVER_SPREAD`` seconds. The
+pages reconnect by themselves on 1012 (htmx's ws extension, after a jittered pause), and
+nginx sends them to the table's own daphne: a stream of reconnects (some 25 a second for
+250 tables on two daphnes), not a second storm on a daphne that has only just started.
+A daphne seen down meanwhile stops the handover: the ring's choices are changing again.
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ logger = logging.getLogger(__name__)
 POINTS_PER_SERVER = 160  # nginx's, for a server of weight 1
 PROBE_EVERY = 1.0  # seconds between two looks at the other daphnes
 PROBE_TIMEOUT = 0.5  # a daphne that does not accept within this is down
-SETTLE = 3.0  # seconds every daphne must have listened before tables move
-HANDOVER_SPREAD = 10.0  # seconds over which the tables to move are handed over
-HANDOVER_STEPS = 20
+SETTLE = 10.0  # seconds every daphne must have listened before tables move
+HANDOVER_SPREAD = 20.0  # seconds over which the tables to move are handed over
+HANDOVER_STEPS = 40
 CLOSE_SERVICE_RESTART = 1012
 TABLE_PATH = b"/ws/tables/"
 
