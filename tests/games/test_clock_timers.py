@@ -8,6 +8,7 @@ from contextlib import contextmanager
 import pytest
 from celery.signals import after_task_publish
 
+from fairplay.services import cases as fairplay
 from games import services
 from games.engine import move_to_json
 from games.models import Hand, Match
@@ -64,9 +65,12 @@ def play(moves: int) -> list[Hand]:
 def test_fifty_moves_leave_no_timer_task_in_the_broker():
     with published() as sent:
         ended = play(50)
-    # Nothing but what each hand that ended sends (the deal of the next, and the puzzle
-    # search of one hand in so many): no task per move.
+    # Nothing but what each hand that ended sends (the deal of the next, the puzzle
+    # search of one hand in so many, the fair-play check of a rated one): no task per move.
     searched = [hand for hand in ended if hand_qualifies(hand)]
+    judged = [hand for hand in ended if fairplay.hand_qualifies(hand)]
     assert sorted(sent) == sorted(
-        ["games.match_next_hand"] * len(ended) + [PUZZLE_TASK] * len(searched)
+        ["games.match_next_hand"] * len(ended)
+        + [PUZZLE_TASK] * len(searched)
+        + [fairplay.FAIRPLAY_TASK] * len(judged)
     )
