@@ -73,3 +73,20 @@ def play_one_move(pages: list[Page]) -> bool:
             )
             return True
     return False
+
+
+# Counts the frames the page's socket swaps in, from the page's first script on.
+FRAMES_COUNTED = """window.__panFrames = 0;
+document.addEventListener("htmx:wsAfterMessage", () => { window.__panFrames += 1; });"""
+
+
+def count_frames(page: Page) -> None:
+    """From the next page loaded on, count its socket's frames (``first_frame_drawn``)."""
+    page.add_init_script(FRAMES_COUNTED)
+
+
+def first_frame_drawn(page: Page) -> None:
+    """Wait until the page's socket has swapped in its first frame: at a table the whole
+    table, which draws again the parts the page was loaded with (a click meanwhile may
+    land on a button that is being replaced)."""
+    page.wait_for_function("() => window.__panFrames > 0")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, expect
 
-from tests.e2e.pages import log_in, new_page
+from tests.e2e.pages import count_frames, first_frame_drawn, log_in, new_page
 from tests.factories import PASSWORD, make_table, make_user, play_to_pan_on_time
 from tests.tournaments.helpers import make_tournament
 
@@ -34,6 +34,7 @@ def test_pages_work_under_the_policy_without_a_violation(site, browser):
     tournament = make_tournament(bots=3)
 
     context, page = new_page(browser)
+    count_frames(page)
     violations = watch_violations(page)
     log_in(page, site.url, "ola_csp")
 
@@ -47,6 +48,7 @@ def test_pages_work_under_the_policy_without_a_violation(site, browser):
     expect(position).to_contain_text("1 / ")
 
     page.goto(f"{site.url}{table.get_absolute_url()}")
+    first_frame_drawn(page)  # the whole table, seats and report buttons drawn again
     page.get_by_test_id("report-player").first.click()
     expect(page.get_by_test_id("report-form")).to_be_visible()
     page.locator("#report-box").get_by_role("button", name="Cancel").click()

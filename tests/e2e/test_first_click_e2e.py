@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Locator, expect
 from games import services
 from games.engine import HandState, Rules
 from games.models import Hand
-from tests.e2e.pages import log_in
+from tests.e2e.pages import count_frames, first_frame_drawn, log_in
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -42,11 +42,6 @@ PLACE = """el => {
   const r = el.getBoundingClientRect();
   return [r.left + scrollX, r.top + scrollY, r.width, r.height];
 }"""
-
-
-# The frames the page's socket has swapped in (counted from the page's first script on).
-FRAMES_COUNTED = """window.__panFrames = 0;
-document.addEventListener("htmx:wsAfterMessage", () => { window.__panFrames += 1; });"""
 
 
 def assert_still_when_focused(button: Locator) -> None:
@@ -102,7 +97,7 @@ def test_one_click_makes_each_kind_of_move_at_a_table(
         context = browser.new_context(locale="en-GB", viewport={"width": width, "height": height})
         context.set_default_timeout(15_000)
         page = context.new_page()
-        page.add_init_script(FRAMES_COUNTED)
+        count_frames(page)
         log_in(page, site.url, mover)
         for attempt in ("focus", "click"):
             page.goto(f"{site.url}/tables/{table_id}/")
@@ -113,7 +108,7 @@ def test_one_click_makes_each_kind_of_move_at_a_table(
             if attempt == "focus":
                 # Measured once the socket's first frame (the whole table) has drawn the
                 # hand again; the click below does not wait for it.
-                page.wait_for_function("window.__panFrames > 0")
+                first_frame_drawn(page)
                 assert_still_when_focused(button)
                 continue
             button.click()
