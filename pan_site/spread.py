@@ -82,9 +82,9 @@ class NginxRing:
 
 
 def request_uri(protocol: Any) -> bytes:
-    """What nginx hashed for a websocket daphne holds: its path and query string."""
-    query = getattr(protocol, "_raw_query_string", b"") or b""
-    return protocol.path + (b"?" + query if query else b"")
+    """What nginx hashed for a websocket daphne holds: its path (a table's page opens
+    ``/ws/tables/<id>/`` with no query string, so the path is the whole request URI)."""
+    return protocol.path
 
 
 def elsewhere(protocols: Iterable[Any], ring: NginxRing, me: str) -> list[list[Any]]:

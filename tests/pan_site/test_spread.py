@@ -14,7 +14,6 @@ A, B = "127.0.0.1:8001", "127.0.0.1:8002"
 @dataclass(eq=False)
 class Socket:
     path: bytes
-    _raw_query_string: bytes = b""
 
 
 def table_sockets(tables: range, per_table: int = 4) -> list[Socket]:
